@@ -1,0 +1,122 @@
+// The boundary between libcosched (inside a job) and cosched-rm: socket frames and the shared arena.
+//
+// Both sides are versioned: every frame and the arena start with a magic and a version, and a mismatch
+// is one clear error (STYLE habit 9). The RM trusts nothing the job writes: every job-written field is
+// range-checked by the RM before use (rm/arena_host.cpp).
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+namespace cosched::proto {
+
+inline constexpr std::uint32_t kMagic = 0x43534844;  // "CSHD"
+inline constexpr std::uint16_t kVersion = 1;
+
+// ---------------------------------------------------------------------------------------------------
+// Socket frames (SOCK_STREAM, UNIX domain): a fixed 16-byte header then `length` payload bytes.
+// ---------------------------------------------------------------------------------------------------
+enum class MsgType : std::uint16_t {
+  register_job = 1,  // job → RM: RegisterBody
+  register_ok = 2,   // RM → job: RegisterOkBody, with the arena memfd attached (SCM_RIGHTS)
+  refused = 3,       // RM → any: UTF-8 reason text
+  ctl_request = 4,   // cosched-ctl / qsubmit → RM: JSON object {"cmd": ..., ...}
+  ctl_reply = 5,     // RM → cosched-ctl: JSON object
+};
+
+struct FrameHeader {
+  std::uint32_t magic;
+  std::uint16_t version;
+  std::uint16_t type;  // MsgType
+  std::uint32_t length;
+  std::uint32_t reserved;  // 0
+};
+static_assert(sizeof(FrameHeader) == 16);
+
+// Largest payload the RM accepts from a peer; larger frames are a protocol error.
+inline constexpr std::uint32_t kMaxRequestPayload = 64 * 1024;
+// Largest payload a client accepts from the RM (status of thousands of jobs).
+inline constexpr std::uint32_t kMaxReplyPayload = 64 * 1024 * 1024;
+
+inline constexpr std::size_t kCommandMax = 240;
+
+struct RegisterBody {
+  std::int32_t request;  // CPUs the job asks for, >= 1
+  std::uint32_t flags;   // RegisterFlags
+  char command[kCommandMax];  // NUL-terminated, for display only
+};
+
+enum RegisterFlags : std::uint32_t {
+  reg_explicit_api = 1U << 0,  // the binary calls cosched_iter_begin/end (relinked)
+  reg_gomp = 1U << 1,          // a libgomp binary moved onto libomp by cosched-run
+};
+
+struct RegisterOkBody {
+  std::uint32_t job_id;
+  std::uint32_t arena_size;
+};
+
+// ---------------------------------------------------------------------------------------------------
+// The arena: one memfd per job, mapped shared by the RM (read/write) and the job (read/write).
+// RM-written and job-written fields live on separate cache lines. No locks cross the trust boundary:
+// each side publishes with a sequence counter (even = stable) and the reader retries on a change.
+// ---------------------------------------------------------------------------------------------------
+inline constexpr int kMaxCpus = 1024;
+inline constexpr int kMaskWords = kMaxCpus / 64;
+inline constexpr std::size_t kArenaSize = 4096;
+
+struct alignas(64) ArenaHeader {  // written once by the RM before the fd is sent
+  std::uint32_t magic;
+  std::uint16_t version;
+  std::uint16_t reserved;
+  std::uint32_t arena_size;
+  std::uint32_t job_id;
+};
+
+// Written by the RM only.
+struct alignas(64) RmBlock {
+  // The team size for the next outermost parallel region. Read alone (one relaxed load) on the hot
+  // path; always in [1, kMaxCpus] when written by the RM.
+  std::atomic<std::int32_t> allocation;
+  std::atomic<std::uint32_t> runnable;    // 1: may run; 0: the RM stopped it (time sharing)
+  std::atomic<std::uint32_t> seq;         // seqlock over cpu_mask and generation
+  std::atomic<std::uint32_t> baseline_cpus;  // the SelfAnalyzer's baseline allocation (0: job default)
+  std::atomic<std::uint64_t> generation;  // bumped on every change of allocation or mask
+  std::atomic<std::uint64_t> cpu_mask[kMaskWords];  // CPUs the job's threads may run on
+};
+
+// Report phase values (JobBlock::phase).
+enum class Phase : std::uint32_t { none = 0, detecting = 1, baseline = 2, measuring = 3 };
+
+// Written by the job only; the RM validates every field (finite, positive, bounded) before use.
+struct alignas(64) JobBlock {
+  std::atomic<std::uint32_t> seq;      // seqlock: odd while the job writes a report
+  std::atomic<std::uint32_t> phase;    // Phase
+  std::atomic<std::uint64_t> reports;  // number of reports published so far
+  std::atomic<double> speedup;         // vs one CPU (Amdahl-normalised)
+  std::atomic<double> efficiency;      // speedup / cpus
+  std::atomic<double> iteration_s;     // median iteration time at `cpus`
+  std::atomic<double> baseline_s;      // median iteration time at the baseline
+  std::atomic<double> spread;          // relative spread of the iteration times (0 = exact)
+  std::atomic<std::int32_t> cpus;      // team size the measurement was taken with
+  std::atomic<std::int32_t> period;    // detected period (regions per iteration), 0 if none
+  std::atomic<std::int32_t> samples;   // iterations behind `iteration_s`
+  std::atomic<std::int32_t> baseline_team;  // team size of the baseline measurement
+  // Outside the seqlock: progress counters updated on the hot path with relaxed stores.
+  alignas(64) std::atomic<std::uint64_t> regions;  // outermost parallel regions begun
+  std::atomic<std::int32_t> last_team;             // team size applied at the last region
+  std::atomic<std::int32_t> reserved0;
+  std::atomic<std::uint64_t> iterations;           // iterations completed (detected or explicit)
+};
+
+struct Arena {
+  ArenaHeader header;
+  RmBlock rm;
+  JobBlock job;
+};
+static_assert(sizeof(Arena) <= kArenaSize);
+static_assert(std::atomic<double>::is_always_lock_free);
+static_assert(std::atomic<std::uint64_t>::is_always_lock_free);
+
+}  // namespace cosched::proto

@@ -1,0 +1,68 @@
+// The policy interface: Snapshot in, Decision out (DESIGN "rm/policies"; STYLE habits 2 and 3).
+//
+// A policy is a pure object. It keeps its own per-job memory (e.g. PDPA's states) as members, but it never
+// reads a clock, touches a pid or a file, or uses globals: time arrives in Snapshot::now, and a policy that
+// wants to be called later says so in Decision::wake_at. The daemon and cosched-sim call the very same
+// objects. Nothing outside rm/policies/registry.cpp names a concrete policy.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cosched/error.hpp"
+#include "snapshot.hpp"
+
+namespace cosched::policy {
+
+// The policy's verdict for one job.
+struct Allocation {
+  JobId id = 0;
+  int cpus = 1;              // >= 1 for every admitted job (run-to-completion space sharing)
+  bool runnable = true;      // time-sharing policies clear it for jobs that sit out the next quantum
+  std::string state;         // policy-specific label shown in status (e.g. "INC", "STABLE"), may be empty
+  std::string reason;        // why, in words, when this allocation differs from the previous one
+};
+
+struct Decision {
+  std::vector<Allocation> jobs;  // one entry per job of the snapshot, same order
+  bool may_start = false;        // multiprogramming level: may the queuing system start a job now?
+  std::string may_start_reason;
+  std::optional<double> wake_at; // call me again (Event::timer) at this time, if nothing else happens
+  // Groups of jobs that should share cores (SMT symbiosis); empty when the policy has no opinion.
+  std::vector<std::vector<JobId>> co_schedule;
+
+  [[nodiscard]] const Allocation* find(JobId id) const;
+};
+
+struct Param {
+  std::string name;
+  std::string value;
+  std::string help;
+};
+
+class Policy {
+ public:
+  virtual ~Policy() = default;
+  Policy() = default;
+  Policy(const Policy&) = delete;
+  Policy& operator=(const Policy&) = delete;
+
+  [[nodiscard]] virtual std::string_view name() const = 0;
+
+  // Called by the daemon's event loop (single-threaded) or the simulator's engine, on every Event.
+  // Must return an allocation for every job in `s.jobs`, each >= 1 CPU.
+  virtual Decision decide(const Snapshot& s) = 0;
+
+  // Tunables. Default: none. set_param must reject unknown names and bad values with a clear Error and
+  // leave the policy unchanged.
+  [[nodiscard]] virtual std::vector<Param> params() const { return {}; }
+  virtual Status set_param(std::string_view name, std::string_view value);
+
+  // A job left. Default: nothing (policies that remember jobs override it to forget them).
+  virtual void forget(JobId /*id*/) {}
+};
+
+}  // namespace cosched::policy

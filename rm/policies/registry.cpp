@@ -1,0 +1,60 @@
+#include "registry.hpp"
+
+#include <functional>
+
+#include "equipartition.hpp"
+
+namespace cosched::policy {
+
+namespace {
+
+struct Entry {
+  const char* name;
+  const char* summary;
+  std::function<std::unique_ptr<Policy>(const Machine&)> make;
+  ParamList preset;  // a named preset = a factory + parameter values
+};
+
+const std::vector<Entry>& table() {
+  static const std::vector<Entry> t = {
+      {"equip", "Equipartition: equal share per job, capped at its request (McCann et al. 1993)",
+       [](const Machine&) { return std::make_unique<Equipartition>(); }, {}},
+  };
+  return t;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Policy>> make_policy(std::string_view name, const Machine& machine,
+                                            const ParamList& params) {
+  for (const auto& e : table()) {
+    if (name != e.name) continue;
+    auto p = e.make(machine);
+    for (const auto& [k, v] : e.preset) {
+      if (auto st = p->set_param(k, v); !st) return st.error();
+    }
+    for (const auto& [k, v] : params) {
+      if (auto st = p->set_param(k, v); !st) return st.error();
+    }
+    return p;
+  }
+  std::string names;
+  for (const auto& e : table()) names += (names.empty() ? "" : ", ") + std::string(e.name);
+  return make_error(Errc::not_found, "unknown policy '" + std::string(name) + "' (known: " + names + ")");
+}
+
+std::vector<PolicyInfo> list_policies() {
+  std::vector<PolicyInfo> out;
+  for (const auto& e : table()) out.push_back({e.name, e.summary});
+  return out;
+}
+
+Result<std::pair<std::string, std::string>> parse_param(std::string_view kv) {
+  auto eq = kv.find('=');
+  if (eq == std::string_view::npos || eq == 0) {
+    return make_error(Errc::invalid_argument, "bad parameter '" + std::string(kv) + "': expected NAME=VALUE");
+  }
+  return std::pair{std::string(kv.substr(0, eq)), std::string(kv.substr(eq + 1))};
+}
+
+}  // namespace cosched::policy

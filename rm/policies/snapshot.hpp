@@ -1,0 +1,86 @@
+// What a policy sees: the machine and the jobs, as plain values. Built by the daemon (rm/daemon.cpp) from
+// live jobs and by the simulator (sim/) from models; a policy cannot tell the two apart (DESIGN rule 2).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace cosched::policy {
+
+using JobId = std::int64_t;
+
+// Why the policy is being called now.
+enum class Event {
+  arrival,       // `subject` was admitted and needs a first allocation
+  departure,     // `subject` left; its CPUs are free
+  report,        // `subject` published a new performance report
+  quantum,       // the periodic tick (every quantum_ms)
+  timer,         // a time the policy asked for in Decision::wake_at
+  param_change,  // an operator changed a parameter or switched policy
+  query,         // the queuing system asks "may a job start now?" (no change expected)
+};
+const char* to_string(Event e) noexcept;
+
+// A performance report from the SelfAnalyzer, already validated by the RM (finite, in range).
+struct Perf {
+  bool valid = false;       // false until the job's first report
+  double speedup = 0;       // S(P) vs one CPU (Amdahl-normalised, PDPA §3.1)
+  double efficiency = 0;    // S(P) / P
+  double iteration_s = 0;   // median iteration time at `cpus`
+  double baseline_s = 0;    // median iteration time at the baseline
+  double spread = 0;        // relative spread of the samples (0 = exact); a confidence measure
+  int cpus = 0;             // allocation the measurement was taken with
+  int samples = 0;
+  double amdahl_f = -1;     // parallel fraction f fitted from two points, -1 if unknown
+  std::uint64_t seq = 0;    // changes whenever a new report arrives
+};
+
+// One past allocation and what the job achieved with it (most recent last).
+struct HistoryEntry {
+  int cpus = 0;
+  double speedup = 0;
+  double efficiency = 0;
+  double iteration_s = 0;
+  double at = 0;  // when the report was received (snapshot time base)
+};
+
+// Memory-bandwidth / SMT samples for the bandwidth- and symbiosis-aware policies (later issues).
+struct Bandwidth {
+  bool valid = false;
+  double bus_tps = 0;        // bus transactions per second (or GB/s, per the sensor's unit)
+  double slowdown = 0;       // iteration-time slowdown vs running alone (no-PMU fallback)
+};
+
+struct JobView {
+  JobId id = 0;
+  int request = 1;           // CPUs asked for (>= 1)
+  int allocation = 0;        // CPUs held now (0 on arrival)
+  bool runnable = true;      // false while stopped by a time-sharing policy
+  double arrival = 0;        // when the job was admitted (snapshot time base, seconds)
+  Perf perf;
+  std::vector<HistoryEntry> history;
+  Bandwidth bandwidth;
+};
+
+// The machine the policy divides. Topology detail is for placement, not for deciding counts, with the
+// exception of SMT pairing for symbiosis policies.
+struct Machine {
+  int cpus = 1;              // CPUs under the RM's control
+  int cores = 1;
+  int packages = 1;
+  int threads_per_core = 1;
+};
+
+struct Snapshot {
+  double now = 0;            // seconds since the RM (or simulation) started
+  Event event = Event::quantum;
+  JobId subject = -1;        // the job the event is about, -1 if none
+  Machine machine;
+  std::vector<JobView> jobs; // admitted jobs, in admission order
+  int queued = 0;            // jobs waiting in a queuing system that asked may-start (0 if unknown)
+
+  [[nodiscard]] const JobView* find(JobId id) const;
+};
+
+}  // namespace cosched::policy
