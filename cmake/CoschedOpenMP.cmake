@@ -26,13 +26,15 @@ if(NOT COSCHED_OMPT_HEADER)
   message(FATAL_ERROR "omp-tools.h not found: run scripts/setup (Debian package libomp-dev)")
 endif()
 set(COSCHED_OMPT_INCLUDE_DIR ${CMAKE_BINARY_DIR}/ompt-include)
+set(COSCHED_PROGRAM_DIR ${CMAKE_BINARY_DIR}/bin)
+file(MAKE_DIRECTORY ${COSCHED_PROGRAM_DIR})
 file(MAKE_DIRECTORY ${COSCHED_OMPT_INCLUDE_DIR})
 file(CREATE_LINK ${COSCHED_OMPT_HEADER} ${COSCHED_OMPT_INCLUDE_DIR}/omp-tools.h SYMBOLIC)
 
 # cosched_omp_program(<name> COMPILER clang|gcc SOURCES <src...> [DEFINES <d...>] [INCLUDES <dir...>]
 #                     [LINK <lib or target file...>] [DEPENDS <target...>] [FLAGS <flag...>])
-# Builds an OpenMP C program with the named compiler into ${CMAKE_CURRENT_BINARY_DIR}/<name> and creates a
-# target <name> for it. clang programs link LLVM libomp; gcc programs link libgomp (the "unmodified gcc
+# Builds an OpenMP C program with the named compiler into ${COSCHED_PROGRAM_DIR}/<name> (one bin/ directory
+# for every example program, so tools and tests find them by name) and creates a target <name> for it. clang programs link LLVM libomp; gcc programs link libgomp (the "unmodified gcc
 # binary" case). LINK entries may be generator expressions such as $<TARGET_FILE:cosched>.
 function(cosched_omp_program name)
   cmake_parse_arguments(P "" "COMPILER" "SOURCES;DEFINES;INCLUDES;LINK;DEPENDS;FLAGS" ${ARGN})
@@ -58,11 +60,11 @@ function(cosched_omp_program name)
   foreach(i IN LISTS P_INCLUDES)
     list(APPEND incs -I${i})
   endforeach()
-  set(out ${CMAKE_CURRENT_BINARY_DIR}/${name})
+  set(out ${COSCHED_PROGRAM_DIR}/${name})
   add_custom_command(OUTPUT ${out}
-    COMMAND ${cc} -O2 -g -std=gnu11 -Wall -MD -MF ${out}.d ${P_FLAGS} ${omp} ${defs} ${incs} -o ${out} ${srcs} ${P_LINK} -lm
+    COMMAND ${cc} -O2 -g -std=gnu11 -Wall -MD -MF ${CMAKE_CURRENT_BINARY_DIR}/${name}.d ${P_FLAGS} ${omp} ${defs} ${incs} -o ${out} ${srcs} ${P_LINK} -lm
     DEPENDS ${srcs} ${P_DEPENDS}
-    DEPFILE ${out}.d
+    DEPFILE ${CMAKE_CURRENT_BINARY_DIR}/${name}.d
     COMMENT "Building OpenMP program ${name} with ${P_COMPILER}"
     COMMAND_EXPAND_LISTS VERBATIM)
   add_custom_target(${name} ALL DEPENDS ${out})

@@ -2,7 +2,7 @@
 function(cosched_warnings target)
   target_compile_options(${target} PRIVATE
     $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor -Wold-style-cast
-      -Wcast-align -Wunused -Woverloaded-virtual -Wnull-dereference -Wformat=2>
+      -Wcast-align -Wunused -Woverloaded-virtual -Wformat=2>
     $<$<COMPILE_LANGUAGE:C>:-Wall -Wextra -Wpedantic -Wshadow -Wformat=2>)
   if(COSCHED_SANITIZE)
     target_compile_options(${target} PRIVATE ${COSCHED_SANITIZE_FLAGS})

@@ -82,8 +82,15 @@ struct alignas(64) RmBlock {
   std::atomic<std::uint32_t> runnable;    // 1: may run; 0: the RM stopped it (time sharing)
   std::atomic<std::uint32_t> seq;         // seqlock over cpu_mask and generation
   std::atomic<std::uint32_t> baseline_cpus;  // the SelfAnalyzer's baseline allocation (0: job default)
+  std::atomic<std::uint32_t> flags;       // RmFlags
   std::atomic<std::uint64_t> generation;  // bumped on every change of allocation or mask
   std::atomic<std::uint64_t> cpu_mask[kMaskWords];  // CPUs the job's threads may run on
+};
+
+enum RmFlags : std::uint32_t {
+  // The RM enforces CPUs by thread affinity (no cpuset cgroup): the job applies cpu_mask to each thread
+  // it creates, because libomp resets new threads' masks.
+  rm_apply_mask = 1U << 0,
 };
 
 // Report phase values (JobBlock::phase).
@@ -99,6 +106,7 @@ struct alignas(64) JobBlock {
   std::atomic<double> iteration_s;     // median iteration time at `cpus`
   std::atomic<double> baseline_s;      // median iteration time at the baseline
   std::atomic<double> spread;          // relative spread of the iteration times (0 = exact)
+  std::atomic<double> amdahl_f;        // parallel fraction from the Amdahl fit, -1 if unknown
   std::atomic<std::int32_t> cpus;      // team size the measurement was taken with
   std::atomic<std::int32_t> period;    // detected period (regions per iteration), 0 if none
   std::atomic<std::int32_t> samples;   // iterations behind `iteration_s`

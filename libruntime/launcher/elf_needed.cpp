@@ -1,0 +1,69 @@
+#include "elf_needed.hpp"
+
+#include <elf.h>
+
+#include <cstring>
+#include <fstream>
+#include <iterator>
+
+namespace cosched::launcher {
+
+namespace {
+
+template <typename T>
+bool read_at(const std::string& buf, std::uint64_t off, T& out) {
+  if (off > buf.size() || buf.size() - off < sizeof(T)) return false;
+  std::memcpy(&out, buf.data() + off, sizeof(T));
+  return true;
+}
+
+// Maps a virtual address to a file offset through the PT_LOAD segments.
+bool vaddr_to_offset(const std::string& buf, const Elf64_Ehdr& eh, std::uint64_t vaddr, std::uint64_t& off) {
+  for (int i = 0; i < eh.e_phnum; ++i) {
+    Elf64_Phdr ph{};
+    if (!read_at(buf, eh.e_phoff + static_cast<std::uint64_t>(i) * eh.e_phentsize, ph)) return false;
+    if (ph.p_type == PT_LOAD && vaddr >= ph.p_vaddr && vaddr < ph.p_vaddr + ph.p_filesz) {
+      off = vaddr - ph.p_vaddr + ph.p_offset;
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+Result<std::vector<std::string>> elf_needed(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return make_error(Errc::io_error, "cannot read " + path);
+  std::string buf((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  Elf64_Ehdr eh{};
+  if (!read_at(buf, 0, eh) || std::memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0) {
+    return make_error(Errc::parse_error, path + ": not an ELF file");
+  }
+  if (eh.e_ident[EI_CLASS] != ELFCLASS64) return make_error(Errc::unsupported, path + ": not a 64-bit ELF file");
+  std::vector<std::string> needed;
+  for (int i = 0; i < eh.e_phnum; ++i) {
+    Elf64_Phdr ph{};
+    if (!read_at(buf, eh.e_phoff + static_cast<std::uint64_t>(i) * eh.e_phentsize, ph)) break;
+    if (ph.p_type != PT_DYNAMIC) continue;
+    std::vector<std::uint64_t> name_offsets;
+    std::uint64_t strtab_vaddr = 0;
+    for (std::uint64_t off = ph.p_offset; off + sizeof(Elf64_Dyn) <= ph.p_offset + ph.p_filesz; off += sizeof(Elf64_Dyn)) {
+      Elf64_Dyn d{};
+      if (!read_at(buf, off, d) || d.d_tag == DT_NULL) break;
+      if (d.d_tag == DT_NEEDED) name_offsets.push_back(d.d_un.d_val);
+      if (d.d_tag == DT_STRTAB) strtab_vaddr = d.d_un.d_ptr;
+    }
+    std::uint64_t strtab = 0;
+    if (!vaddr_to_offset(buf, eh, strtab_vaddr, strtab)) {
+      return make_error(Errc::parse_error, path + ": dynamic string table not found");
+    }
+    for (auto o : name_offsets) {
+      if (strtab + o >= buf.size()) continue;
+      needed.emplace_back(buf.c_str() + strtab + o);  // NUL-terminated inside the file
+    }
+  }
+  return needed;
+}
+
+}  // namespace cosched::launcher

@@ -1,0 +1,127 @@
+// cosched-run: launches an unmodified OpenMP binary under cosched.
+//
+//   clang/libomp binary  → OMP_TOOL_LIBRARIES=libcosched.so (libomp loads the tool)
+//   gcc/libgomp binary   → additionally LD_PRELOAD=LLVM libomp, which exports the GOMP_* entry points, so
+//                          the same OMPT path serves both compilers
+//   relinked binary      → already links libcosched: only the environment is set
+// The program replaces this process (exec), so its pid is the job's pid and its exit status is ours.
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "cosched/wire.hpp"
+#include "elf_needed.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string find_in_path(const std::string& prog) {
+  if (prog.find('/') != std::string::npos) return prog;
+  const char* path = std::getenv("PATH");
+  std::string p = path != nullptr ? path : "/usr/bin:/bin";
+  std::size_t pos = 0;
+  while (pos <= p.size()) {
+    auto end = p.find(':', pos);
+    if (end == std::string::npos) end = p.size();
+    std::string dir = p.substr(pos, end - pos);
+    std::string cand = (dir.empty() ? "." : dir) + "/" + prog;
+    if (::access(cand.c_str(), X_OK) == 0) return cand;
+    pos = end + 1;
+  }
+  return {};
+}
+
+// libcosched next to us: installed layout (bin/ → lib/) first, then the build tree.
+std::string find_libcosched() {
+  if (const char* env = std::getenv("COSCHED_LIBRARY"); env != nullptr && *env != '\0') return env;
+  std::error_code ec;
+  fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    fs::path installed = self.parent_path() / COSCHED_INSTALL_LIB_REL;
+    if (fs::exists(installed)) return fs::weakly_canonical(installed).string();
+  }
+  return COSCHED_BUILD_LIB_PATH;
+}
+
+bool has(const std::vector<std::string>& v, const std::string& prefix) {
+  for (const auto& s : v) {
+    if (s.rfind(prefix, 0) == 0) return true;
+  }
+  return false;
+}
+
+void prepend_env(const char* name, const std::string& value) {
+  const char* old = std::getenv(name);
+  std::string v = value;
+  if (old != nullptr && *old != '\0') v += std::string(":") + old;
+  ::setenv(name, v.c_str(), 1);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Launch an unmodified OpenMP program under the cosched resource manager.\n"
+               "The program runs natively if no resource manager answers."};
+  app.set_version_flag("--version", COSCHED_VERSION);
+  std::string socket = cosched::wire::default_socket_path();
+  int request = 0;
+  bool quiet = false;
+  bool force_gomp = false;
+  bool verbose = false;
+  std::vector<std::string> command;
+  app.add_option("--socket", socket, "RM socket (env COSCHED_SOCKET)")->capture_default_str();
+  app.add_option("--request", request, "CPUs to ask for (default: OMP_NUM_THREADS, else all CPUs we may use)")
+      ->check(CLI::Range(1, 1024));
+  app.add_flag("--quiet,-q", quiet, "no warning lines from libcosched (COSCHED_QUIET=1)");
+  app.add_flag("--gomp", force_gomp, "preload LLVM libomp even if the binary does not link libgomp directly");
+  app.add_flag("--verbose,-v", verbose, "print how the program is launched");
+  app.add_option("command", command, "PROGRAM [ARGS...] (after --)")->required();
+  app.prefix_command(false);
+  app.allow_extras(false);
+  app.positionals_at_end();
+  CLI11_PARSE(app, argc, argv);
+
+  std::string prog = find_in_path(command[0]);
+  if (prog.empty()) {
+    std::fprintf(stderr, "cosched-run: %s: command not found\n", command[0].c_str());
+    return 127;
+  }
+  bool gomp = force_gomp;
+  bool relinked = false;
+  if (auto needed = cosched::launcher::elf_needed(prog); needed.ok()) {
+    gomp = gomp || has(*needed, "libgomp.so");
+    relinked = has(*needed, "libcosched.so");
+  } else if (verbose) {
+    std::fprintf(stderr, "cosched-run: %s (treating it as a clang/libomp program)\n", needed.error().message.c_str());
+  }
+
+  ::setenv("COSCHED_SOCKET", socket.c_str(), 1);
+  if (request > 0) ::setenv("COSCHED_REQUEST", std::to_string(request).c_str(), 1);
+  if (quiet) ::setenv("COSCHED_QUIET", "1", 1);
+  std::string lib = find_libcosched();
+  if (!relinked) ::setenv("OMP_TOOL_LIBRARIES", lib.c_str(), 1);
+  ::setenv("OMP_TOOL", "enabled", 1);
+  if (gomp) {
+    prepend_env("LD_PRELOAD", COSCHED_LIBOMP_PRELOAD);
+    ::setenv("COSCHED_GOMP", "1", 1);
+  }
+  if (verbose) {
+    std::fprintf(stderr, "cosched-run: %s (%s%s) socket=%s tool=%s\n", prog.c_str(),
+                 gomp ? "libgomp → libomp" : "libomp", relinked ? ", relinked" : "", socket.c_str(), lib.c_str());
+  }
+  std::vector<char*> args;
+  for (auto& a : command) args.push_back(a.data());
+  args.push_back(nullptr);
+  ::execv(prog.c_str(), args.data());
+  int err = errno;
+  std::fprintf(stderr, "cosched-run: cannot execute %s: %s\n", prog.c_str(), std::strerror(err));
+  return err == ENOENT ? 127 : 126;  // the shell's conventions
+}

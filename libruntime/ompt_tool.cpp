@@ -1,0 +1,64 @@
+// libcosched's OMPT tool: the entry point libomp calls (ompt_start_tool) and the callbacks.
+//
+// The one hot path is on_parallel_begin for an outermost region: it reads the granted team size from the
+// arena and sets the team with omp_set_num_threads (libomp sizes the region that is beginning after this
+// callback returns — see docs/architecture.md), feeds the SelfAnalyzer, and publishes counters. It makes no
+// syscall (clock_gettime is served by the vDSO), takes no lock and allocates nothing.
+#include <omp-tools.h>
+#include <omp.h>
+
+#include <cstring>
+
+#include "measure.hpp"
+#include "options.hpp"
+#include "rm_client.hpp"
+#include "tool_state.hpp"
+
+namespace cosched::rt {
+namespace {
+
+// The team size this thread last asked libomp for; avoids calling omp_set_num_threads when nothing changed
+// (shrinking the hot team releases threads, which is not free).
+thread_local int tl_last_team = 0;
+
+void on_parallel_begin(ompt_data_t* /*encountering_task*/, const ompt_frame_t* /*frame*/,
+                       ompt_data_t* /*parallel_data*/, unsigned int /*requested*/, int /*flags*/,
+                       const void* codeptr_ra) {
+  if (omp_get_level() != 0) return;  // nested regions keep what the outer team decided
+  int team = measure_team_for(granted_team());
+  if (team != tl_last_team) {
+    omp_set_num_threads(team);
+    tl_last_team = team;
+  }
+  measure_region(reinterpret_cast<std::uintptr_t>(codeptr_ra), team);
+}
+
+void on_thread_begin(ompt_thread_t type, ompt_data_t* /*thread_data*/) {
+  // libomp resets the affinity of threads it creates; under the affinity backend the job applies the RM's
+  // mask itself (one syscall per new thread, not per region).
+  if (type == ompt_thread_worker) apply_arena_mask_to_self();
+}
+
+int tool_initialize(ompt_function_lookup_t lookup, int /*initial_device_num*/, ompt_data_t* /*tool_data*/) {
+  Options opt = read_options();
+  if (opt.disabled) return 0;
+  if (!rm_register(opt, false)) return 0;  // native: deactivate the tool entirely
+  measure_init(opt, g_tool.arena);
+  auto set_callback = reinterpret_cast<ompt_set_callback_t>(lookup("ompt_set_callback"));
+  if (set_callback == nullptr) return 0;
+  set_callback(ompt_callback_parallel_begin, reinterpret_cast<ompt_callback_t>(&on_parallel_begin));
+  set_callback(ompt_callback_thread_begin, reinterpret_cast<ompt_callback_t>(&on_thread_begin));
+  rm_start_watcher();
+  return 1;
+}
+
+void tool_finalize(ompt_data_t* /*tool_data*/) { rm_disconnect(); }
+
+}  // namespace
+}  // namespace cosched::rt
+
+extern "C" __attribute__((visibility("default"))) ompt_start_tool_result_t* ompt_start_tool(
+    unsigned int /*omp_version*/, const char* /*runtime_version*/) {
+  static ompt_start_tool_result_t result = {&cosched::rt::tool_initialize, &cosched::rt::tool_finalize, {0}};
+  return &result;
+}

@@ -1,0 +1,77 @@
+#include "options.hpp"
+
+#include <sched.h>
+#include <unistd.h>
+
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "cosched/wire.hpp"
+
+namespace cosched::rt {
+
+namespace {
+
+// Parses a positive integer prefix ("4" or "4,2" for nested OMP_NUM_THREADS lists); 0 when absent/bad.
+int leading_int(const char* s) {
+  if (s == nullptr) return 0;
+  char* end = nullptr;
+  long v = std::strtol(s, &end, 10);
+  if (end == s || v < 1 || v > proto::kMaxCpus) return 0;
+  return static_cast<int>(v);
+}
+
+int env_int(const char* name, int fallback) {
+  int v = leading_int(std::getenv(name));
+  return v > 0 ? v : fallback;
+}
+
+bool env_flag(const char* name) {
+  const char* s = std::getenv(name);
+  return s != nullptr && (std::strcmp(s, "1") == 0 || std::strcmp(s, "true") == 0 || std::strcmp(s, "yes") == 0);
+}
+
+int cpus_we_may_use() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0) return CPU_COUNT(&set);
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? static_cast<int>(n) : 1;
+}
+
+}  // namespace
+
+Options read_options() {
+  Options o;
+  o.socket = wire::default_socket_path();
+  o.quiet = env_flag("COSCHED_QUIET");
+  o.disabled = env_flag("COSCHED_DISABLE");
+  o.request = env_int("COSCHED_REQUEST", 0);
+  if (o.request == 0) o.request = leading_int(std::getenv("OMP_NUM_THREADS"));
+  if (o.request == 0) o.request = cpus_we_may_use();
+  o.connect_timeout_ms = env_int("COSCHED_CONNECT_TIMEOUT_MS", o.connect_timeout_ms);
+  o.baseline_cpus = env_int("COSCHED_BASELINE", o.baseline_cpus);
+  o.baseline_iterations = env_int("COSCHED_BASELINE_ITERATIONS", o.baseline_iterations);
+  return o;
+}
+
+void warn(bool quiet, const char* fmt, ...) {
+  if (quiet) return;
+  char line[512];
+  int n = std::snprintf(line, sizeof line, "cosched: ");
+  va_list ap;
+  va_start(ap, fmt);
+  std::vsnprintf(line + n, sizeof line - static_cast<std::size_t>(n), fmt, ap);
+  va_end(ap);
+  std::size_t len = std::strlen(line);
+  if (len + 1 < sizeof line) {
+    line[len++] = '\n';
+  }
+  // One write(2) so lines from several threads do not interleave.
+  ssize_t ignored = ::write(STDERR_FILENO, line, len);
+  (void)ignored;
+}
+
+}  // namespace cosched::rt

@@ -1,0 +1,23 @@
+// Environment options read once by libcosched at initialisation (never on the hot path).
+#pragma once
+
+#include <string>
+
+namespace cosched::rt {
+
+struct Options {
+  std::string socket;         // COSCHED_SOCKET, else the default path
+  int request = 0;            // COSCHED_REQUEST, else OMP_NUM_THREADS, else the CPUs we may run on
+  bool quiet = false;         // COSCHED_QUIET=1: no warning lines
+  int connect_timeout_ms = 2000;  // COSCHED_CONNECT_TIMEOUT_MS
+  bool disabled = false;      // COSCHED_DISABLE=1: the tool does nothing at all
+  int baseline_cpus = 1;      // COSCHED_BASELINE (SelfAnalyzer baseline allocation)
+  int baseline_iterations = 3;  // COSCHED_BASELINE_ITERATIONS
+};
+
+Options read_options();
+
+// One warning line on stderr, prefixed "cosched: ", unless quiet. Safe before main and in any thread.
+void warn(bool quiet, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+
+}  // namespace cosched::rt

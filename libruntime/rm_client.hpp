@@ -1,0 +1,23 @@
+// libcosched's side of the RM connection: register, map the arena, watch for the RM's death.
+#pragma once
+
+#include "options.hpp"
+
+namespace cosched::rt {
+
+// Connects to the RM, registers this process and maps its arena into g_tool. On any failure the job stays
+// native: one warning line (unless quiet) and false. Called once, from the OMPT initialize callback.
+bool rm_register(const Options& opt, bool explicit_api);
+
+// Starts the watcher thread that blocks on the RM socket; when the RM closes it (shutdown or death), the
+// job returns to native behaviour (rule 3): full team, original CPU mask.
+void rm_start_watcher();
+
+// Applies the arena's CPU mask to the calling thread when the RM enforces by affinity (rm_apply_mask).
+// One syscall; called when a thread begins, never on the region hot path.
+void apply_arena_mask_to_self();
+
+// Closes the connection at program end (the RM sees the departure at once).
+void rm_disconnect();
+
+}  // namespace cosched::rt

@@ -1,0 +1,136 @@
+#include "arena_host.hpp"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <new>
+
+namespace cosched::rm {
+
+namespace {
+
+// Bounds on what a job may report; anything outside is rejected (the RM trusts nothing a job writes).
+constexpr double kMaxSpeedup = 4.0 * proto::kMaxCpus;  // superlinear speedups exist, but not unbounded
+constexpr double kMaxEfficiency = 8.0;
+constexpr double kMaxSeconds = 1e6;
+constexpr double kMaxSpread = 100.0;
+
+bool in_range(double v, double lo, double hi) { return std::isfinite(v) && v >= lo && v <= hi; }
+
+}  // namespace
+
+Result<std::unique_ptr<ArenaHost>> ArenaHost::create(std::uint32_t job_id) {
+  std::string name = "cosched-arena-" + std::to_string(job_id);
+  int fd = ::memfd_create(name.c_str(), MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  if (fd < 0) return make_error(Errc::io_error, std::string("memfd_create: ") + std::strerror(errno));
+  // Seal the size: a job that could shrink the file would make the RM's next read a SIGBUS.
+  if (::ftruncate(fd, proto::kArenaSize) != 0 ||
+      ::fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0) {
+    int e = errno;
+    ::close(fd);
+    return make_error(Errc::io_error, std::string("sizing/sealing the arena: ") + std::strerror(e));
+  }
+  void* p = ::mmap(nullptr, proto::kArenaSize, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (p == MAP_FAILED) {
+    int e = errno;
+    ::close(fd);
+    return make_error(Errc::io_error, std::string("mmap arena: ") + std::strerror(e));
+  }
+  auto* a = new (p) proto::Arena{};
+  a->header.magic = proto::kMagic;
+  a->header.version = proto::kVersion;
+  a->header.arena_size = proto::kArenaSize;
+  a->header.job_id = job_id;
+  a->rm.allocation.store(1, std::memory_order_relaxed);
+  a->rm.runnable.store(1, std::memory_order_relaxed);
+  return std::unique_ptr<ArenaHost>(new ArenaHost(fd, a));
+}
+
+ArenaHost::~ArenaHost() {
+  if (a_ != nullptr) ::munmap(a_, proto::kArenaSize);
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void ArenaHost::publish(int allocation, const CpuSet& cpus, bool apply_mask) {
+  auto& rm = a_->rm;
+  std::uint32_t s = rm.seq.load(std::memory_order_relaxed);
+  rm.seq.store(s + 1, std::memory_order_relaxed);  // odd: writing
+  std::atomic_thread_fence(std::memory_order_release);
+  const auto& words = cpus.words();
+  for (int w = 0; w < proto::kMaskWords; ++w) {
+    auto i = static_cast<std::size_t>(w);
+    rm.cpu_mask[w].store(i < words.size() ? words[i] : 0, std::memory_order_relaxed);
+  }
+  rm.flags.store(apply_mask ? std::uint32_t{proto::rm_apply_mask} : 0U, std::memory_order_relaxed);
+  rm.generation.store(++generation_, std::memory_order_relaxed);
+  rm.allocation.store(allocation, std::memory_order_relaxed);
+  rm.seq.store(s + 2, std::memory_order_release);  // even: stable
+}
+
+void ArenaHost::set_runnable(bool runnable) {
+  a_->rm.runnable.store(runnable ? 1 : 0, std::memory_order_release);
+}
+
+void ArenaHost::set_baseline(int cpus) {
+  a_->rm.baseline_cpus.store(static_cast<std::uint32_t>(cpus), std::memory_order_release);
+}
+
+ArenaReport ArenaHost::read_report() const {
+  ArenaReport r;
+  const auto& j = a_->job;
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    std::uint32_t s0 = j.seq.load(std::memory_order_acquire);
+    if ((s0 & 1U) != 0) continue;
+    r.seq = j.reports.load(std::memory_order_relaxed);
+    r.perf.speedup = j.speedup.load(std::memory_order_relaxed);
+    r.perf.efficiency = j.efficiency.load(std::memory_order_relaxed);
+    r.perf.iteration_s = j.iteration_s.load(std::memory_order_relaxed);
+    r.perf.baseline_s = j.baseline_s.load(std::memory_order_relaxed);
+    r.perf.spread = j.spread.load(std::memory_order_relaxed);
+    r.perf.cpus = j.cpus.load(std::memory_order_relaxed);
+    r.perf.samples = j.samples.load(std::memory_order_relaxed);
+    r.perf.amdahl_f = j.amdahl_f.load(std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_acquire);
+    if (j.seq.load(std::memory_order_relaxed) != s0) continue;
+    r.present = r.seq > 0;
+    r.perf.seq = r.seq;
+    if (!r.present) return r;
+    auto fail = [&](const char* field, double v) {
+      r.invalid_field = std::string(field) + "=" + std::to_string(v);
+      return r;
+    };
+    const auto& p = r.perf;
+    if (!in_range(p.speedup, 1e-6, kMaxSpeedup)) return fail("speedup", p.speedup);
+    if (!in_range(p.efficiency, 1e-6, kMaxEfficiency)) return fail("efficiency", p.efficiency);
+    if (!in_range(p.iteration_s, 1e-9, kMaxSeconds)) return fail("iteration_s", p.iteration_s);
+    if (!in_range(p.baseline_s, 0, kMaxSeconds)) return fail("baseline_s", p.baseline_s);
+    if (!in_range(p.spread, 0, kMaxSpread)) return fail("spread", p.spread);
+    if (p.cpus < 1 || p.cpus > proto::kMaxCpus) return fail("cpus", p.cpus);
+    if (p.samples < 1 || p.samples > 1000000000) return fail("samples", p.samples);
+    if (!(p.amdahl_f == -1.0 || in_range(p.amdahl_f, 0, 1))) return fail("amdahl_f", p.amdahl_f);
+    r.valid = true;
+    r.perf.valid = true;
+    return r;
+  }
+  r.invalid_field = "seq (held odd)";
+  return r;
+}
+
+ArenaProgress ArenaHost::read_progress() const {
+  const auto& j = a_->job;
+  ArenaProgress p;
+  p.regions = j.regions.load(std::memory_order_relaxed);
+  p.iterations = j.iterations.load(std::memory_order_relaxed);
+  p.last_team = std::clamp(j.last_team.load(std::memory_order_relaxed), 0, proto::kMaxCpus);
+  p.period = std::clamp(j.period.load(std::memory_order_relaxed), 0, 1 << 20);
+  auto ph = j.phase.load(std::memory_order_relaxed);
+  p.phase = ph <= static_cast<std::uint32_t>(proto::Phase::measuring) ? static_cast<proto::Phase>(ph) : proto::Phase::none;
+  return p;
+}
+
+}  // namespace cosched::rm

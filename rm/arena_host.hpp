@@ -1,0 +1,59 @@
+// The RM's side of a job's arena: creates the memfd, publishes allocations (seqlock), and reads the job's
+// reports — trusting nothing: every field is range-checked, and a job that holds its seqlock odd or
+// writes nonsense simply has no valid report.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "cosched/cpuset.hpp"
+#include "cosched/error.hpp"
+#include "cosched/protocol.hpp"
+#include "policies/snapshot.hpp"
+
+namespace cosched::rm {
+
+// Counters the job updates outside its seqlock (for status only).
+struct ArenaProgress {
+  std::uint64_t regions = 0;
+  std::uint64_t iterations = 0;
+  int last_team = 0;
+  int period = 0;
+  proto::Phase phase = proto::Phase::none;
+};
+
+struct ArenaReport {
+  bool present = false;       // a report exists (reports counter > 0)
+  bool valid = false;         // it passed validation
+  std::string invalid_field;  // why not, for the log ("speedup=nan")
+  std::uint64_t seq = 0;      // the job's report counter
+  policy::Perf perf;
+};
+
+class ArenaHost {
+ public:
+  static Result<std::unique_ptr<ArenaHost>> create(std::uint32_t job_id);
+  ~ArenaHost();
+  ArenaHost(const ArenaHost&) = delete;
+  ArenaHost& operator=(const ArenaHost&) = delete;
+
+  [[nodiscard]] int fd() const { return fd_; }
+
+  // RM → job. `apply_mask` tells the job to apply the mask to threads it creates (affinity enforcement).
+  void publish(int allocation, const CpuSet& cpus, bool apply_mask);
+  void set_runnable(bool runnable);
+  void set_baseline(int cpus);
+
+  // job → RM, validated.
+  [[nodiscard]] ArenaReport read_report() const;
+  [[nodiscard]] ArenaProgress read_progress() const;
+
+ private:
+  ArenaHost(int fd, proto::Arena* a) : fd_(fd), a_(a) {}
+  int fd_ = -1;
+  proto::Arena* a_ = nullptr;
+  std::uint64_t generation_ = 0;
+};
+
+}  // namespace cosched::rm

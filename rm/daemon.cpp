@@ -1,0 +1,195 @@
+#include "daemon.hpp"
+
+#include <signal.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+
+#include "cosched/log.hpp"
+#include "policies/registry.hpp"
+
+namespace cosched::rm {
+
+Daemon::Daemon(Config cfg) : cfg_(std::move(cfg)), t0_(std::chrono::steady_clock::now()) {}
+
+Daemon::~Daemon() {
+  for (int fd : {epfd_, signal_fd_, quantum_fd_, wake_fd_}) {
+    if (fd >= 0) ::close(fd);
+  }
+}
+
+double Daemon::now() const {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
+}
+
+Status Daemon::start() {
+  auto topo = Topology::load(cfg_.cpus, cfg_.synthetic_topology);
+  if (!topo) return topo.error();
+  topo_ = std::move(*topo);
+  if (!cfg_.synthetic_topology.empty() && cfg_.enforce == "auto") cfg_.enforce = "none";  // a modelled machine
+
+  auto pol = policy::make_policy(cfg_.policy, topo_.machine(), cfg_.params);
+  if (!pol) return pol.error();
+  policy_ = std::move(*pol);
+
+  if (!cfg_.decision_log.empty()) {
+    if (auto st = log_.open(cfg_.decision_log); !st) return st;
+  }
+
+  // Signals arrive through a signalfd; block them before the guard is forked so it starts with a clean slate
+  // of its own (it resets what it needs).
+  sigset_t mask;
+  sigemptyset(&mask);
+  for (int s : {SIGTERM, SIGINT, SIGHUP, SIGCHLD}) sigaddset(&mask, s);
+  ::signal(SIGPIPE, SIG_IGN);
+
+  if (auto st = guard_.start(); !st) return st;
+  ::sigprocmask(SIG_BLOCK, &mask, nullptr);
+
+  auto enf = make_enforcer(cfg_.enforce, topo_.cpus(), guard_);
+  if (!enf) return enf.error();
+  enforcer_ = std::move(*enf);
+
+  epfd_ = ::epoll_create1(EPOLL_CLOEXEC);
+  signal_fd_ = ::signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+  quantum_fd_ = ::timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+  wake_fd_ = ::timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+  if (epfd_ < 0 || signal_fd_ < 0 || quantum_fd_ < 0 || wake_fd_ < 0) {
+    return make_error(Errc::io_error, std::string("event loop setup: ") + std::strerror(errno));
+  }
+  itimerspec q{};
+  q.it_interval.tv_sec = cfg_.quantum_ms / 1000;
+  q.it_interval.tv_nsec = static_cast<long>(cfg_.quantum_ms % 1000) * 1000000L;
+  q.it_value = q.it_interval;
+  ::timerfd_settime(quantum_fd_, 0, &q, nullptr);
+  watch(signal_fd_, EPOLLIN);
+  watch(quantum_fd_, EPOLLIN);
+  watch(wake_fd_, EPOLLIN);
+
+  if (auto st = open_socket(); !st) return st;
+  COSCHED_INFO(rm, "serving {} | policy {} | {} | enforcement {} | quantum {} ms", cfg_.socket, policy_->name(),
+               topo_.description(), enforcer_->name(), cfg_.quantum_ms);
+  decide(policy::Event::quantum, -1);  // an empty machine: answers may-start from the first query on
+  return {};
+}
+
+int Daemon::run() {
+  while (running_) loop_once(-1);
+  stop_all();
+  return 0;
+}
+
+void Daemon::loop_once(int timeout_ms) {
+  epoll_event evs[64];
+  int n = ::epoll_wait(epfd_, evs, 64, timeout_ms);
+  if (n < 0) {
+    if (errno != EINTR) COSCHED_ERROR(rm, "epoll_wait: {}", std::strerror(errno));
+    return;
+  }
+  for (int i = 0; i < n; ++i) {
+    int fd = evs[i].data.fd;
+    if (fd == signal_fd_) {
+      on_signal();
+    } else if (fd == quantum_fd_) {
+      std::uint64_t ticks;
+      while (::read(quantum_fd_, &ticks, sizeof ticks) > 0) {
+      }
+      on_quantum();
+    } else if (fd == wake_fd_) {
+      std::uint64_t ticks;
+      while (::read(wake_fd_, &ticks, sizeof ticks) > 0) {
+      }
+      decide(policy::Event::timer, -1);
+    } else if (fd == listen_fd_) {
+      on_accept();
+    } else if (auto p = pidfds_.find(fd); p != pidfds_.end()) {
+      depart(p->second, "process exited");
+    } else if (auto c = conns_.find(fd); c != conns_.end()) {
+      if (evs[i].events & EPOLLOUT) on_writable(c->second);
+      if (auto again = conns_.find(fd); again != conns_.end() && (evs[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR))) {
+        on_readable(again->second);
+      }
+    }
+  }
+}
+
+void Daemon::on_signal() {
+  signalfd_siginfo si;
+  while (::read(signal_fd_, &si, sizeof si) == sizeof si) {
+    if (si.ssi_signo == SIGCHLD) {
+      int status = 0;
+      while (pid_t p = ::waitpid(-1, &status, WNOHANG)) {
+        if (p < 0) break;
+        if (p == guard_.pid()) {
+          COSCHED_ERROR(rm, "the guard process (pid {}) died: jobs are unprotected if the RM dies", p);
+        }
+      }
+    } else if (si.ssi_signo == SIGHUP) {
+      COSCHED_INFO(rm, "SIGHUP ignored (use cosched-ctl policy to change the policy)");
+    } else {
+      COSCHED_INFO(rm, "{} received: releasing {} job(s) and shutting down", strsignal(static_cast<int>(si.ssi_signo)),
+                   jobs_.size());
+      running_ = false;
+    }
+  }
+}
+
+void Daemon::on_quantum() {
+  // A job whose pid is gone (pidfd missed, or a reused socket) gives its CPUs back within one quantum.
+  std::vector<policy::JobId> gone;
+  for (auto& [id, j] : jobs_) {
+    if (::kill(j.pid, 0) != 0 && errno == ESRCH) gone.push_back(id);
+  }
+  for (auto id : gone) depart(id, "process gone");
+  poll_reports();
+  for (auto& [id, j] : jobs_) enforcer_->refresh(j);
+  enforcer_->tidy();
+  decide(policy::Event::quantum, -1);
+}
+
+void Daemon::arm_wake(double at) {
+  double delay = std::max(at - now(), 0.001);
+  itimerspec t{};
+  t.it_value.tv_sec = static_cast<time_t>(delay);
+  t.it_value.tv_nsec = static_cast<long>((delay - std::floor(delay)) * 1e9);
+  ::timerfd_settime(wake_fd_, 0, &t, nullptr);
+}
+
+void Daemon::stop_all() {
+  std::vector<policy::JobId> ids;
+  for (auto& [id, j] : jobs_) ids.push_back(id);
+  for (auto id : ids) {
+    auto& j = jobs_.at(id);
+    enforcer_->release(j);
+    if (j.arena) j.arena->set_runnable(true);
+    ::kill(j.pid, SIGCONT);  // never leave a job stopped (time-sharing policies stop jobs)
+    if (j.conn_fd >= 0) close_conn(j.conn_fd);  // the job's watcher sees EOF: native team size and mask
+    if (j.pidfd >= 0) ::close(j.pidfd);
+    COSCHED_INFO(rm, "job {} (pid {}) released to native behaviour", id, j.pid);
+  }
+  jobs_.clear();
+  pidfds_.clear();
+  while (!conns_.empty()) close_conn(conns_.begin()->first);
+  enforcer_->shutdown();
+  guard_.goodbye();
+  if (guard_.pid() > 0) {
+    for (int i = 0; i < 50; ++i) {
+      if (::waitpid(guard_.pid(), nullptr, WNOHANG) != 0) break;
+      ::usleep(10 * 1000);
+    }
+  }
+  if (listen_fd_ >= 0) {
+    ::close(listen_fd_);
+    listen_fd_ = -1;
+  }
+  if (socket_created_) ::unlink(cfg_.socket.c_str());
+  COSCHED_INFO(rm, "stopped after {} decisions", decisions_);
+}
+
+}  // namespace cosched::rm

@@ -1,0 +1,113 @@
+// cosched-rm's core: one single-threaded event loop (epoll) over the listening socket, client connections,
+// job pidfds, a quantum timer, a policy wake-up timer and a signalfd. Every policy call happens here, so
+// policies need no locks.
+//
+// Split by concern: daemon.cpp (loop, start/stop), server.cpp (socket, connections, framing),
+// daemon_jobs.cpp (admission, departure, reports, decide-and-apply), daemon_ctl.cpp (control requests,
+// status JSON).
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <deque>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "config.hpp"
+#include "cosched/wire.hpp"
+#include "decision_log.hpp"
+#include "enforce/enforcer.hpp"
+#include "guard.hpp"
+#include "job.hpp"
+#include "policies/policy.hpp"
+#include "topology.hpp"
+
+namespace cosched::rm {
+
+class Daemon {
+ public:
+  explicit Daemon(Config cfg);
+  ~Daemon();
+  Daemon(const Daemon&) = delete;
+  Daemon& operator=(const Daemon&) = delete;
+
+  // Loads the topology, starts the guard, sets up enforcement, the policy and the socket. Errors are
+  // one clear sentence; nothing is left behind on failure.
+  Status start();
+  // Serves until SIGTERM/SIGINT or a `shutdown` request; then releases every job. Returns the exit code.
+  int run();
+
+ private:
+  struct Conn {
+    int fd = -1;
+    pid_t pid = 0;
+    uid_t uid = 0;
+    gid_t gid = 0;
+    wire::FrameReader reader{proto::kMaxRequestPayload};
+    std::string out;          // bytes not yet written
+    policy::JobId job = -1;   // set once the peer registered as a job
+    bool closing = false;     // close once `out` is flushed
+  };
+
+  // daemon.cpp
+  double now() const;
+  void loop_once(int timeout_ms);
+  void on_signal();
+  void on_quantum();
+  void arm_wake(double at);
+  void stop_all();
+
+  // server.cpp
+  Status open_socket();
+  void on_accept();
+  void on_readable(Conn& c);
+  void on_writable(Conn& c);
+  void queue_reply(Conn& c, proto::MsgType type, const std::string& payload);
+  void close_conn(int fd);
+  void watch(int fd, std::uint32_t events);
+  bool authorised(const Conn& c) const;
+
+  // daemon_jobs.cpp
+  void handle_register(Conn& c, const wire::Frame& f);
+  void depart(policy::JobId id, const std::string& why);
+  void poll_reports();
+  void decide(policy::Event event, policy::JobId subject);
+  policy::Snapshot snapshot(policy::Event event, policy::JobId subject) const;
+  void apply(const policy::Decision& d, policy::Event event, policy::JobId subject);
+  void remember_why(Job& j, const std::string& event, int from, int to, const std::string& reason);
+
+  // daemon_ctl.cpp
+  void handle_ctl(Conn& c, const wire::Frame& f);
+  nlohmann::json status_json() const;
+  nlohmann::json job_json(const Job& j) const;
+
+  Config cfg_;
+  Topology topo_;
+  Guard guard_;
+  std::unique_ptr<Enforcer> enforcer_;
+  std::unique_ptr<policy::Policy> policy_;
+  DecisionLog log_;
+  std::chrono::steady_clock::time_point t0_;
+
+  int epfd_ = -1;
+  int listen_fd_ = -1;
+  int signal_fd_ = -1;
+  int quantum_fd_ = -1;
+  int wake_fd_ = -1;
+  bool socket_created_ = false;
+  bool running_ = true;
+
+  std::map<int, Conn> conns_;                 // by fd
+  std::map<policy::JobId, Job> jobs_;         // by id = admission order
+  std::map<int, policy::JobId> pidfds_;       // pidfd → job
+  std::map<policy::JobId, std::deque<WhyEntry>> departed_why_;  // `why` for recently departed jobs
+  policy::JobId next_id_ = 1;
+  bool may_start_ = false;
+  std::string may_start_reason_;
+  std::uint64_t decisions_ = 0;
+};
+
+}  // namespace cosched::rm

@@ -1,0 +1,235 @@
+// Jobs: admission, departure, performance reports, and the decide → place → enforce → publish cycle.
+#include <sys/epoll.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "cosched/log.hpp"
+#include "daemon.hpp"
+#include "placement.hpp"
+
+namespace cosched::rm {
+
+namespace {
+
+constexpr std::size_t kWhyDepth = 32;
+constexpr std::size_t kHistoryDepth = 16;
+constexpr std::size_t kDepartedKept = 256;
+
+int pidfd_open(pid_t pid) { return static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)); }
+
+std::string printable(const char* s, std::size_t max) {
+  std::string out;
+  for (std::size_t i = 0; i < max && s[i] != '\0'; ++i) {
+    unsigned char ch = static_cast<unsigned char>(s[i]);
+    out.push_back(ch >= 0x20 && ch < 0x7f ? static_cast<char>(ch) : '?');
+  }
+  return out;
+}
+
+}  // namespace
+
+void Daemon::handle_register(Conn& c, const wire::Frame& f) {
+  auto refuse = [&](const std::string& why) {
+    COSCHED_WARN(rm, "registration from pid {} refused: {}", c.pid, why);
+    c.closing = true;
+    queue_reply(c, proto::MsgType::refused, why);
+  };
+  if (c.job >= 0) return refuse("already registered as job " + std::to_string(c.job));
+  if (f.payload.size() != sizeof(proto::RegisterBody)) {
+    return refuse("register message has " + std::to_string(f.payload.size()) + " bytes, expected " +
+                  std::to_string(sizeof(proto::RegisterBody)));
+  }
+  proto::RegisterBody body{};
+  std::memcpy(&body, f.payload.data(), sizeof body);
+  if (body.request < 1 || body.request > proto::kMaxCpus) {
+    return refuse("field request=" + std::to_string(body.request) + " out of range [1, " +
+                  std::to_string(proto::kMaxCpus) + "]");
+  }
+  for (auto& [id, j] : jobs_) {
+    if (j.pid == c.pid) return refuse("pid " + std::to_string(c.pid) + " is already job " + std::to_string(id));
+  }
+
+  Job j;
+  j.id = next_id_++;
+  j.pid = c.pid;
+  j.uid = c.uid;
+  j.command = printable(body.command, sizeof body.command);
+  j.request = body.request;
+  j.flags = body.flags;
+  j.arrival = now();
+  j.conn_fd = c.fd;
+  auto arena = ArenaHost::create(static_cast<std::uint32_t>(j.id));
+  if (!arena) return refuse("internal error: " + arena.error().message);
+  j.arena = std::move(*arena);
+  j.arena->set_baseline(cfg_.baseline_cpus);
+  j.pidfd = pidfd_open(j.pid);
+  if (auto st = enforcer_->attach(j); !st) {
+    COSCHED_WARN(enforce, "job {}: cannot confine it ({}); it is scheduled by team size only", j.id, st.error().message);
+  }
+  const policy::JobId id = j.id;
+  c.job = id;
+  if (j.pidfd >= 0) {
+    pidfds_[j.pidfd] = id;
+    watch(j.pidfd, EPOLLIN);
+  }
+  COSCHED_INFO(rm, "job {} admitted: pid {} uid {} requests {} CPU(s): {}", id, j.pid, j.uid, j.request, j.command);
+  jobs_.emplace(id, std::move(j));
+  decide(policy::Event::arrival, id);
+
+  Job& job = jobs_.at(id);
+  proto::RegisterOkBody ok{static_cast<std::uint32_t>(id), static_cast<std::uint32_t>(proto::kArenaSize)};
+  if (!wire::send_frame(c.fd, proto::MsgType::register_ok, &ok, sizeof ok, job.arena->fd())) {
+    COSCHED_WARN(rm, "job {}: cannot send its arena ({}); dropping it", id, std::strerror(errno));
+    depart(id, "registration reply failed");
+  }
+}
+
+void Daemon::depart(policy::JobId id, const std::string& why) {
+  auto it = jobs_.find(id);
+  if (it == jobs_.end()) return;
+  Job& j = it->second;
+  enforcer_->release(j);
+  if (j.pidfd >= 0) {
+    ::epoll_ctl(epfd_, EPOLL_CTL_DEL, j.pidfd, nullptr);
+    pidfds_.erase(j.pidfd);
+    ::close(j.pidfd);
+  }
+  if (j.conn_fd >= 0 && conns_.count(j.conn_fd) != 0) close_conn(j.conn_fd);
+  COSCHED_INFO(rm, "job {} (pid {}) left: {}; {} CPU(s) freed", id, j.pid, why, j.allocation);
+  remember_why(j, "departure", j.allocation, 0, why);
+  departed_why_[id] = std::move(j.why);
+  while (departed_why_.size() > kDepartedKept) departed_why_.erase(departed_why_.begin());
+  jobs_.erase(it);
+  policy_->forget(id);
+  decide(policy::Event::departure, id);
+}
+
+void Daemon::poll_reports() {
+  std::vector<policy::JobId> fresh;
+  for (auto& [id, j] : jobs_) {
+    j.progress = j.arena->read_progress();
+    auto r = j.arena->read_report();
+    if (!r.present || r.seq == j.perf.seq) continue;
+    if (!r.valid) {
+      // Logged once per report: a misbehaving job cannot flood the log, and keeps its last good report.
+      COSCHED_WARN(arena, "job {}: report {} rejected: {} out of range", id, r.seq, r.invalid_field);
+      j.perf.seq = r.seq;
+      continue;
+    }
+    j.perf = r.perf;
+    j.history.push_back({r.perf.cpus, r.perf.speedup, r.perf.efficiency, r.perf.iteration_s, now()});
+    if (j.history.size() > kHistoryDepth) j.history.erase(j.history.begin());
+    COSCHED_DEBUG(arena, "job {}: speedup {:.3f} efficiency {:.3f} at {} CPUs, iteration {:.4f} s", id,
+                  r.perf.speedup, r.perf.efficiency, r.perf.cpus, r.perf.iteration_s);
+    fresh.push_back(id);
+  }
+  for (auto id : fresh) {
+    if (jobs_.count(id) != 0) decide(policy::Event::report, id);
+  }
+}
+
+policy::Snapshot Daemon::snapshot(policy::Event event, policy::JobId subject) const {
+  policy::Snapshot s;
+  s.now = now();
+  s.event = event;
+  s.subject = subject;
+  s.machine = topo_.machine();
+  s.jobs.reserve(jobs_.size());
+  for (const auto& [id, j] : jobs_) {
+    policy::JobView v;
+    v.id = id;
+    v.request = j.request;
+    v.allocation = j.allocation;
+    v.runnable = j.runnable;
+    v.arrival = j.arrival;
+    v.perf = j.perf;
+    if (!j.perf.valid) v.perf = policy::Perf{};  // a rejected first report is no report
+    v.history = j.history;
+    s.jobs.push_back(std::move(v));
+  }
+  return s;
+}
+
+void Daemon::decide(policy::Event event, policy::JobId subject) {
+  auto d = policy_->decide(snapshot(event, subject));
+  apply(d, event, subject);
+}
+
+void Daemon::apply(const policy::Decision& d, policy::Event event, policy::JobId subject) {
+  ++decisions_;
+  const int ncpu = topo_.machine().cpus;
+  // The policy's word, made safe: one allocation per job, each in [1, cpus].
+  std::map<policy::JobId, const policy::Allocation*> by_id;
+  for (const auto& a : d.jobs) by_id[a.id] = &a;
+  std::vector<PlaceRequest> reqs;
+  for (auto& [id, j] : jobs_) {
+    auto it = by_id.find(id);
+    int want = it != by_id.end() ? it->second->cpus : std::max(j.allocation, 1);
+    if (it == by_id.end() || want < 1 || want > ncpu) {
+      COSCHED_ERROR(policy, "{} gave job {} {} CPUs (must be 1..{}); keeping {}", policy_->name(), id,
+                    it == by_id.end() ? 0 : want, ncpu, std::max(j.allocation, 1));
+      want = std::clamp(std::max(j.allocation, 1), 1, ncpu);
+    }
+    reqs.push_back({id, want, j.cpus});
+  }
+  auto placed = place(topo_.order(), reqs);
+
+  bool changed = false;
+  nlohmann::json jobs_json = nlohmann::json::array();
+  for (const auto& r : reqs) {
+    Job& j = jobs_.at(r.id);
+    const CpuSet& cpus = placed.at(r.id);
+    const auto* a = by_id.count(r.id) != 0 ? by_id.at(r.id) : nullptr;
+    if (a != nullptr) j.policy_state = a->state;
+    bool moved = !(cpus == j.cpus) || r.count != j.allocation;
+    if (moved) {
+      changed = true;
+      int from = j.allocation;
+      // Growing: widen the CPUs before the team grows; shrinking: shrink the team first.
+      if (r.count >= j.allocation) {
+        if (auto st = enforcer_->apply(j, cpus); !st) COSCHED_WARN(enforce, "job {}: {}", r.id, st.error().message);
+        j.arena->publish(r.count, cpus, enforcer_->job_applies_mask());
+      } else {
+        j.arena->publish(r.count, cpus, enforcer_->job_applies_mask());
+        if (auto st = enforcer_->apply(j, cpus); !st) COSCHED_WARN(enforce, "job {}: {}", r.id, st.error().message);
+      }
+      j.allocation = r.count;
+      j.cpus = cpus;
+      std::string reason = a != nullptr && !a->reason.empty() ? a->reason : "placement";
+      remember_why(j, policy::to_string(event), from, r.count, reason);
+      COSCHED_INFO(policy, "job {}: {} → {} CPU(s) [{}] ({})", r.id, from, r.count, cpus.to_string(), reason);
+    }
+    jobs_json.push_back({{"id", r.id},
+                         {"allocated", r.count},
+                         {"cpus", cpus.to_string()},
+                         {"state", j.policy_state},
+                         {"reason", a != nullptr ? a->reason : ""}});
+  }
+  bool ml_changed = d.may_start != may_start_;
+  may_start_ = d.may_start;
+  may_start_reason_ = d.may_start_reason;
+  if (d.wake_at) arm_wake(*d.wake_at);
+
+  bool noteworthy = changed || ml_changed || event == policy::Event::arrival || event == policy::Event::departure ||
+                    event == policy::Event::report || event == policy::Event::param_change;
+  if (noteworthy && log_.is_open()) {
+    log_.write({{"t", now()},
+                {"event", policy::to_string(event)},
+                {"subject", subject},
+                {"policy", policy_->name()},
+                {"may_start", d.may_start},
+                {"may_start_reason", d.may_start_reason},
+                {"jobs", jobs_json}});
+  }
+}
+
+void Daemon::remember_why(Job& j, const std::string& event, int from, int to, const std::string& reason) {
+  j.why.push_back({now(), event, from, to, reason});
+  while (j.why.size() > kWhyDepth) j.why.pop_front();
+}
+
+}  // namespace cosched::rm

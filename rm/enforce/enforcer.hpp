@@ -1,0 +1,51 @@
+// Enforcement: mechanisms that make a job's threads run on the CPUs placement chose. They act, they never
+// choose (STYLE habit 4). Backends, in order of preference (auto):
+//   cgroup-v2   cpuset controller of the unified hierarchy
+//   cgroup-v1   the cpuset hierarchy (hybrid hosts: this is the common case on Debian 12 VMs)
+//   affinity    sched_setaffinity on every thread, re-applied as threads appear; the job also applies the
+//               mask to threads it creates (libomp resets new threads' masks)
+//   none        team sizes only
+// Every backend undoes itself on release, and announces what it did to the Guard so that a dead RM's
+// confinement is undone too (DESIGN rule 3).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "cosched/cpuset.hpp"
+#include "cosched/error.hpp"
+#include "guard.hpp"
+#include "job.hpp"
+
+namespace cosched::rm {
+
+class Enforcer {
+ public:
+  virtual ~Enforcer() = default;
+  [[nodiscard]] virtual std::string_view name() const = 0;
+  // The job was admitted: put it under control (it keeps running where it is until apply()).
+  virtual Status attach(Job& job) = 0;
+  // Confine the job to `cpus` (non-empty).
+  virtual Status apply(Job& job, const CpuSet& cpus) = 0;
+  // Periodic, once per quantum: catch up with threads created since apply (affinity backend).
+  virtual void refresh(Job& /*job*/) {}
+  // Back to native (job exited or RM shutting down). Idempotent; the process may be gone.
+  virtual void release(Job& job) = 0;
+  // Retry leftovers (cgroups still busy with exiting tasks). Called each quantum and at shutdown.
+  virtual void tidy() {}
+  // RM shutdown: remove what the backend created.
+  virtual void shutdown() {}
+  // Whether the job must apply the arena's mask to the threads it creates.
+  [[nodiscard]] virtual bool job_applies_mask() const { return false; }
+};
+
+// kind: "auto", "cgroup", "cgroup-v1", "cgroup-v2", "affinity" or "none". `managed` are the RM's CPUs.
+Result<std::unique_ptr<Enforcer>> make_enforcer(std::string_view kind, const CpuSet& managed, Guard& guard);
+
+std::unique_ptr<Enforcer> make_affinity_enforcer(const CpuSet& managed);
+std::unique_ptr<Enforcer> make_null_enforcer();
+// version: 1 or 2. Fails (unsupported) when that hierarchy has no usable cpuset controller.
+Result<std::unique_ptr<Enforcer>> make_cgroup_enforcer(int version, const CpuSet& managed, Guard& guard);
+
+}  // namespace cosched::rm

@@ -1,0 +1,169 @@
+#include "guard.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace cosched::rm {
+
+namespace {
+
+struct Watched {
+  std::string restore_procs;
+  std::string job_dir;
+  std::string freezer_dir;
+  bool stopped = false;
+};
+
+void write_file(const std::string& path, const std::string& text) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return;
+  ssize_t ignored = ::write(fd, text.data(), text.size());
+  (void)ignored;
+  ::close(fd);
+}
+
+void restore(std::map<pid_t, Watched>& jobs, std::vector<std::string>& dirs) {
+  for (auto& [pid, w] : jobs) {
+    if (!w.freezer_dir.empty()) {
+      write_file(w.freezer_dir + "/cgroup.freeze", "0");          // cgroup v2 freezer
+      write_file(w.freezer_dir + "/freezer.state", "THAWED");     // cgroup v1 freezer
+    }
+    if (!w.restore_procs.empty()) write_file(w.restore_procs, std::to_string(pid));
+    ::kill(pid, SIGCONT);  // harmless if it was not stopped
+    if (!w.job_dir.empty()) ::rmdir(w.job_dir.c_str());
+  }
+  for (auto it = dirs.rbegin(); it != dirs.rend(); ++it) ::rmdir(it->c_str());
+}
+
+}  // namespace
+
+Guard::~Guard() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+Status Guard::start() {
+  int p[2];
+  if (::pipe2(p, O_CLOEXEC) != 0) return make_error(Errc::io_error, std::string("guard pipe: ") + std::strerror(errno));
+  pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(p[0]);
+    ::close(p[1]);
+    return make_error(Errc::io_error, std::string("guard fork: ") + std::strerror(errno));
+  }
+  if (pid == 0) {
+    ::close(p[1]);
+    // Keep nothing of the RM's open files (a readiness pipe held open here would block the RM's parent).
+    if (p[0] > 3) ::close_range(3, static_cast<unsigned>(p[0]) - 1, 0);
+    ::close_range(static_cast<unsigned>(p[0]) + 1, ~0U, 0);
+    ::setsid();  // not in the RM's process group: a Ctrl-C or a group kill does not reach it
+    ::prctl(PR_SET_NAME, "cosched-guard");
+    ::signal(SIGINT, SIG_IGN);
+    ::signal(SIGHUP, SIG_IGN);
+    ::signal(SIGPIPE, SIG_IGN);
+    int devnull = ::open("/dev/null", O_RDWR);
+    if (devnull >= 0) {
+      ::dup2(devnull, STDIN_FILENO);
+      ::dup2(devnull, STDOUT_FILENO);
+      ::close(devnull);
+    }
+    run(p[0]);
+    ::_exit(0);
+  }
+  ::close(p[0]);
+  fd_ = p[1];
+  pid_ = pid;
+  return {};
+}
+
+void Guard::send(const std::string& line) {
+  if (fd_ < 0) return;
+  const char* d = line.data();
+  std::size_t n = line.size();
+  while (n > 0) {
+    ssize_t w = ::write(fd_, d, n);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      std::fprintf(stderr, "cosched-rm: the guard process is gone (%s): jobs are not protected if the RM dies\n",
+                   std::strerror(errno));
+      ::close(fd_);
+      fd_ = -1;
+      return;
+    }
+    d += w;
+    n -= static_cast<std::size_t>(w);
+  }
+}
+
+void Guard::job_confined(pid_t pid, const std::string& restore_procs, const std::string& job_dir) {
+  send("J\t" + std::to_string(pid) + "\t" + restore_procs + "\t" + job_dir + "\n");
+}
+void Guard::job_stopped(pid_t pid, const std::string& freezer_dir) {
+  send("S\t" + std::to_string(pid) + "\t" + freezer_dir + "\n");
+}
+void Guard::job_resumed(pid_t pid) { send("C\t" + std::to_string(pid) + "\n"); }
+void Guard::job_released(pid_t pid) { send("R\t" + std::to_string(pid) + "\n"); }
+void Guard::owns_dir(const std::string& dir) { send("D\t" + dir + "\n"); }
+void Guard::goodbye() {
+  send("B\n");
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+}
+
+void Guard::run(int fd) {
+  std::map<pid_t, Watched> jobs;
+  std::vector<std::string> dirs;
+  bool goodbye = false;
+  std::string buf;
+  char chunk[4096];
+  for (;;) {
+    ssize_t r = ::read(fd, chunk, sizeof chunk);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) break;
+    buf.append(chunk, static_cast<std::size_t>(r));
+    std::size_t nl;
+    while ((nl = buf.find('\n')) != std::string::npos) {
+      std::string line = buf.substr(0, nl);
+      buf.erase(0, nl + 1);
+      std::vector<std::string> f;
+      std::size_t pos = 0;
+      while (true) {
+        auto tab = line.find('\t', pos);
+        f.push_back(line.substr(pos, tab == std::string::npos ? std::string::npos : tab - pos));
+        if (tab == std::string::npos) break;
+        pos = tab + 1;
+      }
+      const std::string& op = f[0];
+      pid_t pid = f.size() > 1 ? static_cast<pid_t>(std::atol(f[1].c_str())) : 0;
+      if (op == "J" && f.size() >= 4) {
+        jobs[pid].restore_procs = f[2];
+        jobs[pid].job_dir = f[3];
+      } else if (op == "S" && f.size() >= 3) {
+        jobs[pid].stopped = true;
+        jobs[pid].freezer_dir = f[2];
+      } else if (op == "C") {
+        if (auto it = jobs.find(pid); it != jobs.end()) it->second.stopped = false;
+      } else if (op == "R") {
+        jobs.erase(pid);
+      } else if (op == "D" && f.size() >= 2) {
+        dirs.push_back(f[1]);
+      } else if (op == "B") {
+        goodbye = true;
+      }
+    }
+  }
+  // Even after a goodbye, anything still listed is restored: the RM may have missed one.
+  (void)goodbye;
+  restore(jobs, dirs);
+}
+
+}  // namespace cosched::rm

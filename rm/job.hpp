@@ -1,0 +1,58 @@
+// One job under the RM's control: identity, allocation, measurements and the handles of its mechanisms.
+// Owned by the Daemon; policies never see this struct, only the JobView the daemon builds from it.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "arena_host.hpp"
+#include "cosched/cpuset.hpp"
+#include "policies/snapshot.hpp"
+
+namespace cosched::rm {
+
+// One line of `cosched-ctl why JOB`.
+struct WhyEntry {
+  double at = 0;
+  std::string event;
+  int from = 0;
+  int to = 0;
+  std::string reason;
+};
+
+struct Job {
+  policy::JobId id = 0;
+  pid_t pid = 0;
+  uid_t uid = 0;
+  std::string command;
+  int request = 1;
+  std::uint32_t flags = 0;    // proto::RegisterFlags
+  double arrival = 0;
+
+  // What the RM decided and applied.
+  int allocation = 0;
+  CpuSet cpus;
+  bool runnable = true;
+  std::string policy_state;   // the policy's label (e.g. PDPA's "STABLE")
+
+  // Mechanism handles.
+  int conn_fd = -1;           // the job's socket (EOF = departure)
+  int pidfd = -1;             // readable when the process exits
+  std::unique_ptr<ArenaHost> arena;
+  std::string cgroup_dir;     // enforcement: the job's cpuset cgroup, empty if none
+  std::string original_cgroup_procs;  // where to put the job back on release
+
+  // Measurements (validated) and their history.
+  policy::Perf perf;
+  std::vector<policy::HistoryEntry> history;
+  ArenaProgress progress;
+
+  std::deque<WhyEntry> why;   // most recent last, bounded
+};
+
+}  // namespace cosched::rm

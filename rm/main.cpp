@@ -1,0 +1,134 @@
+// cosched-rm: the resource-manager daemon. One options table (CLI11) generates --help.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "cosched/log.hpp"
+#include "cosched/wire.hpp"
+#include "daemon.hpp"
+#include "policies/registry.hpp"
+
+namespace {
+
+// Forks into the background; the parent returns only when the child reports that it serves (or failed),
+// so `cosched-rm && cosched-run ...` is race-free. Returns the write end of the readiness pipe in the child.
+int daemonize(const std::string& messages) {
+  int p[2];
+  if (::pipe2(p, O_CLOEXEC) != 0) return -1;
+  pid_t pid = ::fork();
+  if (pid < 0) return -1;
+  if (pid > 0) {
+    // The child writes "" when it serves, or its error sentence; EOF without a byte means it died.
+    ::close(p[1]);
+    std::string msg;
+    char buf[512];
+    ssize_t n;
+    bool any = false;
+    while ((n = ::read(p[0], buf, sizeof buf)) > 0) {
+      msg.append(buf, static_cast<std::size_t>(n));
+      any = true;
+    }
+    if (any && msg == "ok") ::_exit(0);
+    std::fprintf(stderr, "cosched-rm: %s\n", any ? msg.c_str() : ("failed to start; see " + messages).c_str());
+    ::_exit(1);
+  }
+  ::close(p[0]);
+  ::setsid();
+  int in = ::open("/dev/null", O_RDONLY);
+  int out = ::open(messages.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0640);
+  if (in >= 0) ::dup2(in, STDIN_FILENO);
+  if (out >= 0) {
+    ::dup2(out, STDOUT_FILENO);
+    ::dup2(out, STDERR_FILENO);
+  }
+  return p[1];
+}
+
+void report_ready(int fd, const std::string& error) {
+  if (fd < 0) return;
+  std::string msg = error.empty() ? "ok" : error;
+  ssize_t ignored = ::write(fd, msg.data(), msg.size());
+  (void)ignored;
+  ::close(fd);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  cosched::rm::Config cfg;
+  cfg.socket = cosched::wire::default_socket_path();
+  std::string cpus;
+  std::vector<std::string> params;
+
+  std::string policy_help = "scheduling policy:";
+  for (const auto& p : cosched::policy::list_policies()) policy_help += "\n  " + p.name + ": " + p.summary;
+
+  CLI::App app{"cosched-rm: the cosched resource manager. Divides the CPUs among malleable OpenMP jobs\n"
+               "started with cosched-run, following the chosen policy; cosched-ctl inspects and steers it."};
+  app.set_version_flag("--version", COSCHED_VERSION);
+  app.add_option("--policy,-p", cfg.policy, policy_help)->capture_default_str();
+  app.add_option("--param", params, "policy parameter NAME=VALUE (repeatable), e.g. --param target_eff=0.7");
+  app.add_option("--cpus", cpus, "CPUs to manage, e.g. 0-3,8 (default: every CPU this process may use)");
+  app.add_option("--socket,-s", cfg.socket, "UNIX socket to serve (env COSCHED_SOCKET)")->capture_default_str();
+  app.add_option("--socket-group", cfg.socket_group, "also let members of this group use the RM (socket mode 0660)");
+  app.add_option("--quantum-ms", cfg.quantum_ms, "policy quantum in milliseconds")
+      ->check(CLI::Range(1, 60000))
+      ->capture_default_str();
+  app.add_option("--log", cfg.decision_log, "write one JSON line per decision to this file");
+  app.add_option("--enforce", cfg.enforce, "CPU enforcement: auto, cgroup, cgroup-v1, cgroup-v2, affinity, none")
+      ->check(CLI::IsMember({"auto", "cgroup", "cgroup-v1", "cgroup-v2", "affinity", "none"}))
+      ->capture_default_str();
+  app.add_option("--baseline-cpus", cfg.baseline_cpus, "SelfAnalyzer baseline allocation published to jobs")
+      ->check(CLI::Range(1, 1024))
+      ->capture_default_str();
+  app.add_option("--topology", cfg.synthetic_topology,
+                 "model this machine instead of the real one (hwloc synthetic, e.g. 'package:2 core:8 pu:2'); "
+                 "implies --enforce none");
+  app.add_flag("--foreground,-f", cfg.foreground, "stay in the foreground, log to stderr");
+  app.add_option("--messages", cfg.messages, "log file when running in the background (default: next to the socket)");
+  app.add_option("--log-level", cfg.log_level, "error|warn|info|debug|trace, or per subsystem: rm=debug,policy=trace")
+      ->capture_default_str();
+  CLI11_PARSE(app, argc, argv);
+
+  cosched::log::set_program("cosched-rm");
+  if (auto st = cosched::log::configure(cfg.log_level); !st) {
+    std::fprintf(stderr, "cosched-rm: --log-level: %s\n", st.error().message.c_str());
+    return 2;
+  }
+  if (!cpus.empty()) {
+    auto set = cosched::CpuSet::parse(cpus);
+    if (!set) {
+      std::fprintf(stderr, "cosched-rm: --cpus: %s\n", set.error().message.c_str());
+      return 2;
+    }
+    cfg.cpus = *set;
+  }
+  for (const auto& kv : params) {
+    auto p = cosched::policy::parse_param(kv);
+    if (!p) {
+      std::fprintf(stderr, "cosched-rm: --param: %s\n", p.error().message.c_str());
+      return 2;
+    }
+    cfg.params.push_back(*p);
+  }
+
+  int ready_fd = -1;
+  if (!cfg.foreground) {
+    if (cfg.messages.empty()) cfg.messages = std::filesystem::path(cfg.socket).replace_extension(".log").string();
+    ready_fd = daemonize(cfg.messages);
+  }
+  cosched::rm::Daemon d(cfg);
+  if (auto st = d.start(); !st) {
+    std::fprintf(stderr, "cosched-rm: %s\n", st.error().message.c_str());
+    report_ready(ready_fd, st.error().message);
+    return 1;
+  }
+  report_ready(ready_fd, "");
+  return d.run();
+}

@@ -1,0 +1,121 @@
+#include "placement.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <cstdlib>
+
+namespace cosched::rm {
+
+namespace {
+
+struct Slots {
+  std::vector<int> load;  // jobs on each position of `order`
+  int cap = 1;            // most jobs any CPU may carry
+};
+
+// Positions (indexes into order) a job may still take, nearest to its kept CPUs first.
+int pick_near(const Slots& s, const std::vector<char>& mine, const std::vector<int>& kept) {
+  int best = -1;
+  int best_load = INT_MAX;
+  int best_dist = INT_MAX;
+  const int n = static_cast<int>(s.load.size());
+  for (int p = 0; p < n; ++p) {
+    if (mine[static_cast<std::size_t>(p)] || s.load[static_cast<std::size_t>(p)] >= s.cap) continue;
+    int dist = 0;
+    if (!kept.empty()) {
+      dist = INT_MAX;
+      for (int k : kept) dist = std::min(dist, std::abs(k - p));
+    }
+    int load = s.load[static_cast<std::size_t>(p)];
+    if (load < best_load || (load == best_load && dist < best_dist)) {
+      best = p;
+      best_load = load;
+      best_dist = dist;
+    }
+  }
+  return best;
+}
+
+// For a job with nothing kept: the first run of `need` consecutive positions at the lowest load, so a new
+// job lands on a compact block instead of filling holes one by one.
+int first_block(const Slots& s, int need) {
+  const int n = static_cast<int>(s.load.size());
+  int min_load = *std::min_element(s.load.begin(), s.load.end());
+  int run = 0;
+  for (int p = 0; p < n; ++p) {
+    run = s.load[static_cast<std::size_t>(p)] == min_load ? run + 1 : 0;
+    if (run == need) return p - need + 1;
+  }
+  return -1;
+}
+
+}  // namespace
+
+std::map<policy::JobId, CpuSet> place(const std::vector<int>& order, const std::vector<PlaceRequest>& requests) {
+  std::map<policy::JobId, CpuSet> out;
+  const int n = static_cast<int>(order.size());
+  if (n == 0) return out;
+  std::vector<int> pos_of_cpu(static_cast<std::size_t>(*std::max_element(order.begin(), order.end()) + 1), -1);
+  for (int p = 0; p < n; ++p) pos_of_cpu[static_cast<std::size_t>(order[static_cast<std::size_t>(p)])] = p;
+
+  long total = 0;
+  for (const auto& r : requests) total += std::clamp(r.count, 1, n);
+  Slots s;
+  s.load.assign(static_cast<std::size_t>(n), 0);
+  s.cap = static_cast<int>(std::max<long>(1, (total + n - 1) / n));
+
+  // Pass 1: keep current CPUs, lowest positions first, up to the new count and the sharing cap.
+  std::vector<std::vector<int>> kept(requests.size());
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    int want = std::clamp(requests[i].count, 1, n);
+    for (int c : requests[i].current.to_vector()) {
+      if (static_cast<int>(kept[i].size()) >= want) break;
+      if (c >= static_cast<int>(pos_of_cpu.size()) || pos_of_cpu[static_cast<std::size_t>(c)] < 0) continue;
+      int p = pos_of_cpu[static_cast<std::size_t>(c)];
+      if (s.load[static_cast<std::size_t>(p)] >= s.cap) continue;
+      kept[i].push_back(p);
+      ++s.load[static_cast<std::size_t>(p)];
+    }
+  }
+  // Pass 2: grow. Jobs needing most go first (they need the largest compact blocks); ties keep admission order.
+  std::vector<std::size_t> idx(requests.size());
+  for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = i;
+  std::stable_sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) {
+    auto need = [&](std::size_t i) { return std::clamp(requests[i].count, 1, n) - static_cast<int>(kept[i].size()); };
+    return need(a) > need(b);
+  });
+  for (std::size_t i : idx) {
+    int want = std::clamp(requests[i].count, 1, n);
+    std::vector<char> mine(static_cast<std::size_t>(n), 0);
+    for (int p : kept[i]) mine[static_cast<std::size_t>(p)] = 1;
+    if (kept[i].empty()) {
+      int start = first_block(s, want);
+      if (start >= 0) {
+        for (int p = start; p < start + want; ++p) {
+          kept[i].push_back(p);
+          mine[static_cast<std::size_t>(p)] = 1;
+          ++s.load[static_cast<std::size_t>(p)];
+        }
+      }
+    }
+    while (static_cast<int>(kept[i].size()) < want) {
+      int p = pick_near(s, mine, kept[i]);
+      if (p < 0) {
+        // Every position is at the cap (rounding): allow one more job on the least loaded CPU we lack.
+        ++s.cap;
+        continue;
+      }
+      kept[i].push_back(p);
+      mine[static_cast<std::size_t>(p)] = 1;
+      ++s.load[static_cast<std::size_t>(p)];
+    }
+  }
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    CpuSet set;
+    for (int p : kept[i]) set.set(order[static_cast<std::size_t>(p)]);
+    out[requests[i].id] = set;
+  }
+  return out;
+}
+
+}  // namespace cosched::rm

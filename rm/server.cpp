@@ -1,0 +1,202 @@
+// The RM's socket: listening, peer credentials, non-blocking framed I/O. Anything malformed from a peer is
+// one error line naming the peer, and that connection is dropped; the RM keeps serving everyone else.
+#include <grp.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include "cosched/log.hpp"
+#include "daemon.hpp"
+
+namespace cosched::rm {
+
+void Daemon::watch(int fd, std::uint32_t events) {
+  epoll_event ev{};
+  ev.events = events;
+  ev.data.fd = fd;
+  if (::epoll_ctl(epfd_, EPOLL_CTL_MOD, fd, &ev) != 0) ::epoll_ctl(epfd_, EPOLL_CTL_ADD, fd, &ev);
+}
+
+Status Daemon::open_socket() {
+  const std::string& path = cfg_.socket;
+  sockaddr_un addr{};
+  if (path.size() >= sizeof addr.sun_path) return make_error(Errc::invalid_argument, "socket path too long: " + path);
+  std::error_code ec;
+  auto dir = std::filesystem::path(path).parent_path();
+  if (!dir.empty() && !std::filesystem::exists(dir)) {
+    std::filesystem::create_directories(dir, ec);
+    if (ec) return make_error(Errc::io_error, "cannot create " + dir.string() + ": " + ec.message());
+    ::chmod(dir.c_str(), 0755);
+  }
+  // A socket file that nobody answers on is a leftover of a dead RM; one that answers is a live RM.
+  if (std::filesystem::exists(path)) {
+    std::string err;
+    int probe = wire::connect_unix(path, 200, err);
+    if (probe >= 0) {
+      ::close(probe);
+      return make_error(Errc::invalid_argument, "another cosched-rm is already serving " + path);
+    }
+    ::unlink(path.c_str());
+  }
+  listen_fd_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  if (listen_fd_ < 0) return make_error(Errc::io_error, std::string("socket: ") + std::strerror(errno));
+  addr.sun_family = AF_UNIX;
+  std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
+  // Created with no permissions for others from the first instant, then opened up to exactly what is asked.
+  mode_t old = ::umask(0177);
+  int rc = ::bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+  ::umask(old);
+  if (rc != 0) return make_error(Errc::io_error, "cannot bind " + path + ": " + std::strerror(errno));
+  socket_created_ = true;
+  if (!cfg_.socket_group.empty()) {
+    group* g = ::getgrnam(cfg_.socket_group.c_str());
+    if (g == nullptr) return make_error(Errc::not_found, "unknown group '" + cfg_.socket_group + "' for --socket-group");
+    if (::chown(path.c_str(), static_cast<uid_t>(-1), g->gr_gid) != 0 || ::chmod(path.c_str(), 0660) != 0) {
+      return make_error(Errc::io_error, "cannot give group " + cfg_.socket_group + " access to " + path);
+    }
+  } else {
+    ::chmod(path.c_str(), 0600);
+  }
+  if (::listen(listen_fd_, 128) != 0) return make_error(Errc::io_error, std::string("listen: ") + std::strerror(errno));
+  watch(listen_fd_, EPOLLIN);
+  return {};
+}
+
+bool Daemon::authorised(const Conn& c) const {
+  if (c.uid == 0 || c.uid == ::geteuid()) return true;
+  if (cfg_.socket_group.empty()) return false;
+  group* g = ::getgrnam(cfg_.socket_group.c_str());
+  return g != nullptr && c.gid == g->gr_gid;
+}
+
+void Daemon::on_accept() {
+  for (;;) {
+    int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+    if (fd < 0) {
+      if (errno != EAGAIN && errno != EINTR) COSCHED_WARN(rm, "accept: {}", std::strerror(errno));
+      return;
+    }
+    ucred cred{};
+    socklen_t len = sizeof cred;
+    if (::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) {
+      ::close(fd);
+      continue;
+    }
+    Conn c;
+    c.fd = fd;
+    c.pid = cred.pid;
+    c.uid = cred.uid;
+    c.gid = cred.gid;
+    if (!authorised(c)) {
+      COSCHED_WARN(rm, "refused connection from pid {} uid {}: only uid {} or root may use this RM", c.pid, c.uid,
+                   ::geteuid());
+      std::string why = "permission denied: uid " + std::to_string(c.uid) + " may not use this resource manager";
+      wire::send_frame(fd, proto::MsgType::refused, why.data(), static_cast<std::uint32_t>(why.size()));
+      ::close(fd);
+      continue;
+    }
+    conns_.emplace(fd, std::move(c));
+    watch(fd, EPOLLIN);
+  }
+}
+
+void Daemon::on_readable(Conn& c) {
+  const int fd = c.fd;
+  char buf[16384];
+  bool eof = false;
+  for (;;) {
+    ssize_t r = ::recv(fd, buf, sizeof buf, 0);
+    if (r > 0) {
+      c.reader.append(buf, static_cast<std::size_t>(r));
+      continue;
+    }
+    if (r == 0 || (errno != EAGAIN && errno != EINTR)) eof = true;
+    if (r < 0 && errno == EINTR) continue;
+    break;
+  }
+  for (;;) {
+    wire::Frame f;
+    auto st = c.reader.next(f);
+    if (st == wire::RecvStatus::closed) break;  // need more bytes
+    if (st != wire::RecvStatus::ok) {
+      COSCHED_ERROR(rm, "dropping connection from pid {}: {}", c.pid, wire::to_string(st));
+      std::string why = std::string("protocol error: ") + wire::to_string(st);
+      wire::send_frame(fd, proto::MsgType::refused, why.data(), static_cast<std::uint32_t>(why.size()));
+      if (c.job >= 0) {
+        depart(c.job, "protocol error");  // closes the connection too
+      } else {
+        close_conn(fd);
+      }
+      return;
+    }
+    switch (f.type) {
+      case proto::MsgType::register_job: handle_register(c, f); break;
+      case proto::MsgType::ctl_request: handle_ctl(c, f); break;
+      default:
+        COSCHED_ERROR(rm, "dropping connection from pid {}: unexpected message type {}", c.pid,
+                      static_cast<unsigned>(f.type));
+        if (c.job >= 0) {
+          depart(c.job, "protocol error");
+        } else {
+          close_conn(fd);
+        }
+        return;
+    }
+    if (conns_.find(fd) == conns_.end()) return;  // the handler closed it
+  }
+  if (eof) {
+    if (c.job >= 0) {
+      depart(c.job, "connection closed");
+    } else if (c.out.empty()) {
+      close_conn(fd);
+    } else {
+      c.closing = true;
+      watch(fd, EPOLLOUT);  // the peer is gone for reading: only flush what is left
+    }
+  }
+}
+
+void Daemon::queue_reply(Conn& c, proto::MsgType type, const std::string& payload) {
+  proto::FrameHeader h{proto::kMagic, proto::kVersion, static_cast<std::uint16_t>(type),
+                       static_cast<std::uint32_t>(payload.size()), 0};
+  c.out.append(reinterpret_cast<const char*>(&h), sizeof h);
+  c.out.append(payload);
+  on_writable(c);
+}
+
+void Daemon::on_writable(Conn& c) {
+  while (!c.out.empty()) {
+    ssize_t w = ::send(c.fd, c.out.data(), c.out.size(), MSG_NOSIGNAL);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      if (errno == EAGAIN) break;
+      c.out.clear();
+      c.closing = true;
+      break;
+    }
+    c.out.erase(0, static_cast<std::size_t>(w));
+  }
+  if (c.out.empty() && c.closing && c.job < 0) {
+    close_conn(c.fd);
+    return;
+  }
+  if (c.closing) {
+    watch(c.fd, EPOLLOUT);
+  } else {
+    watch(c.fd, c.out.empty() ? EPOLLIN : (EPOLLIN | EPOLLOUT));
+  }
+}
+
+void Daemon::close_conn(int fd) {
+  ::epoll_ctl(epfd_, EPOLL_CTL_DEL, fd, nullptr);
+  ::close(fd);
+  conns_.erase(fd);
+}
+
+}  // namespace cosched::rm
