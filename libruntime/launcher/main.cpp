@@ -109,6 +109,14 @@ int main(int argc, char** argv) {
   std::string lib = find_libcosched();
   if (!relinked) ::setenv("OMP_TOOL_LIBRARIES", lib.c_str(), 1);
   ::setenv("OMP_TOOL", "enabled", 1);
+  // libomp's default affinity handling probes the topology by binding its first thread to every CPU of the
+  // mask it saw at start-up, aborting on EINVAL, and later resets each new thread to that mask. Both race
+  // with an RM that narrows the job's cpuset meanwhile (seen: "OMP: Error #100 ... System error #22").
+  // The RM owns placement, so unless the user asked for binding explicitly, libomp must leave masks alone.
+  if (std::getenv("KMP_AFFINITY") == nullptr && std::getenv("OMP_PROC_BIND") == nullptr &&
+      std::getenv("OMP_PLACES") == nullptr && std::getenv("GOMP_CPU_AFFINITY") == nullptr) {
+    ::setenv("KMP_AFFINITY", "disabled", 1);
+  }
   if (gomp) {
     prepend_env("LD_PRELOAD", COSCHED_LIBOMP_PRELOAD);
     ::setenv("COSCHED_GOMP", "1", 1);

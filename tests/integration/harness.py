@@ -1,0 +1,230 @@
+#!/usr/bin/python3
+"""Shared helpers for cosched integration tests: a real cosched-rm on a private socket, real OpenMP
+programs started through cosched-run, and facts read from /proc and `cosched-ctl status --json`.
+
+Paths come from the environment CTest sets (COSCHED_BUILD_DIR); every test cleans up after itself, and a
+failing test never leaves a process stopped or confined (tearDown kills and resumes what it started).
+"""
+import json
+import os
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+import unittest
+
+BUILD = os.environ.get("COSCHED_BUILD_DIR", os.path.join(os.path.dirname(__file__), "../../build/release"))
+RM = os.path.join(BUILD, "rm/cosched-rm")
+CTL = os.path.join(BUILD, "rm/ctl/cosched-ctl")
+RUN = os.path.join(BUILD, "libruntime/launcher/cosched-run")
+BIN = os.path.join(BUILD, "bin")
+
+
+def program(name):
+    path = os.path.join(BIN, name)
+    if not os.path.exists(path):
+        raise unittest.SkipTest(f"{name} not built")
+    return path
+
+
+def wait_for(predicate, timeout=10.0, interval=0.02, what="condition"):
+    """Polls `predicate` until it returns a truthy value; fails the test with `what` on timeout."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout:.1f}s waiting for {what}")
+        time.sleep(interval)
+
+
+def cpus_allowed(pid):
+    """{tid: cpu set} of every thread of `pid`, from /proc/<pid>/task/<tid>/status."""
+    out = {}
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except FileNotFoundError:
+        return out
+    for tid in tids:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/status") as f:
+                for line in f:
+                    if line.startswith("Cpus_allowed_list:"):
+                        out[int(tid)] = parse_cpu_list(line.split(":", 1)[1].strip())
+        except (FileNotFoundError, ProcessLookupError):
+            pass
+    return out
+
+
+def parse_cpu_list(text):
+    cpus = set()
+    for part in text.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        if "-" in part:
+            a, b = part.split("-")
+            cpus.update(range(int(a), int(b) + 1))
+        else:
+            cpus.add(int(part))
+    return frozenset(cpus)
+
+
+def cpuset_cgroup(pid):
+    with open(f"/proc/{pid}/cgroup") as f:
+        for line in f:
+            _, ctrls, path = line.strip().split(":", 2)
+            if "cpuset" in ctrls.split(","):
+                return path
+    return None
+
+
+def process_state(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return None
+
+
+class Job:
+    """A program started through cosched-run; stdout is collected line by line into a file."""
+
+    def __init__(self, args, socket_path, env=None, request=None, quiet=False):
+        self.out = tempfile.NamedTemporaryFile(mode="w+", prefix="cosched-job-", suffix=".out", delete=False)
+        self.err = tempfile.NamedTemporaryFile(mode="w+", prefix="cosched-job-", suffix=".err", delete=False)
+        cmd = [RUN, "--socket", socket_path]
+        if request:
+            cmd += ["--request", str(request)]
+        if quiet:
+            cmd += ["--quiet"]
+        cmd += ["--"] + list(args)
+        full_env = dict(os.environ)
+        full_env.update(env or {})
+        self.proc = subprocess.Popen(cmd, stdout=self.out, stderr=self.err, env=full_env)
+        self.pid = self.proc.pid  # cosched-run execs the program: same pid
+
+    def lines(self):
+        with open(self.out.name) as f:
+            return f.read().splitlines()
+
+    def stderr(self):
+        with open(self.err.name) as f:
+            return f.read()
+
+    def teams(self):
+        """Team sizes the program saw inside its regions, one per printed iteration."""
+        out = []
+        for line in self.lines():
+            parts = line.split()
+            if len(parts) >= 4 and parts[0] == "iter" and parts[2] == "team":
+                out.append(parts[3])
+        return out
+
+    def wait(self, timeout=120):
+        return self.proc.wait(timeout=timeout)
+
+    def kill(self):
+        if self.proc.poll() is None:
+            try:
+                os.kill(self.pid, signal.SIGCONT)
+                self.proc.kill()
+                self.proc.wait(timeout=10)
+            except ProcessLookupError:
+                pass
+
+    def cleanup(self):
+        self.kill()
+        for f in (self.out, self.err):
+            f.close()
+            os.unlink(f.name)
+
+
+class ResourceManager:
+    """cosched-rm in the foreground on a private socket; stopped (and checked) by stop()."""
+
+    def __init__(self, *extra, cpus="0-1", policy="equip", quantum_ms=100):
+        self.dir = tempfile.mkdtemp(prefix="cosched-it-")
+        self.socket = os.path.join(self.dir, "rm.sock")
+        self.log = os.path.join(self.dir, "decisions.jsonl")
+        self.messages = os.path.join(self.dir, "rm.err")
+        cmd = [RM, "--foreground", "--socket", self.socket, "--cpus", cpus, "--policy", policy,
+               "--quantum-ms", str(quantum_ms), "--log", self.log] + list(extra)
+        self._err = open(self.messages, "w")
+        self.proc = subprocess.Popen(cmd, stdout=self._err, stderr=subprocess.STDOUT)
+        wait_for(lambda: os.path.exists(self.socket) or self.proc.poll() is not None, timeout=10,
+                 what="the RM socket")
+        if self.proc.poll() is not None:
+            raise AssertionError(f"cosched-rm exited at start: {self.messages_text()}")
+
+    def ctl(self, *args, check=True):
+        r = subprocess.run([CTL, "--socket", self.socket] + list(args), capture_output=True, text=True, timeout=20)
+        if check and r.returncode != 0:
+            raise AssertionError(f"cosched-ctl {' '.join(args)} failed ({r.returncode}): {r.stderr}")
+        return r
+
+    def status(self):
+        return json.loads(self.ctl("status", "--json").stdout)
+
+    def job(self, pid):
+        for j in self.status()["jobs"]:
+            if j["pid"] == pid:
+                return j
+        return None
+
+    def decisions(self):
+        if not os.path.exists(self.log):
+            return []
+        with open(self.log) as f:
+            return [json.loads(line) for line in f if line.strip()]
+
+    def messages_text(self):
+        self._err.flush()
+        with open(self.messages) as f:
+            return f.read()
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self._err.close()
+
+
+def raw_connect(path):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(5)
+    s.connect(path)
+    return s
+
+
+class RmTestCase(unittest.TestCase):
+    """Starts nothing by itself; tracks what a test starts so tearDown always cleans up."""
+
+    def setUp(self):
+        self.jobs = []
+        self.rms = []
+
+    def start_rm(self, *extra, **kw):
+        rm = ResourceManager(*extra, **kw)
+        self.rms.append(rm)
+        return rm
+
+    def start_job(self, args, rm=None, socket_path=None, **kw):
+        job = Job(args, socket_path or rm.socket, **kw)
+        self.jobs.append(job)
+        return job
+
+    def tearDown(self):
+        for j in self.jobs:
+            j.cleanup()
+        for rm in self.rms:
+            rm.stop()
+        # Rule 3 holds even when a test fails: nothing of ours is left stopped.
+        for j in self.jobs:
+            self.assertNotEqual(process_state(j.pid), "T", f"job pid {j.pid} left stopped")
