@@ -1,0 +1,207 @@
+#include "selfanalyzer/analyzer.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace cosched::sa {
+
+Analyzer::Analyzer(const Config& config)
+    : cfg_(sanitize(config)),
+      baseline_cpus_(cfg_.baseline_cpus),
+      detector_(cfg_.max_period, cfg_.confirm_repeats, cfg_.min_matches),
+      change_(cfg_.jump_high, cfg_.jump_low, cfg_.jump_confirm, cfg_.jump_min_samples),
+      window_(cfg_.window),
+      history_(cfg_.history) {}
+
+void Analyzer::set_baseline_cpus(int cpus) noexcept {
+  // Immediate: a baseline in progress continues at the new size, and the team-size change makes its
+  // next samples start a fresh window (record_sample).
+  baseline_cpus_ = cpus >= 1 ? std::min(cpus, proto::kMaxCpus) : cfg_.baseline_cpus;
+}
+
+// --- event entry points -------------------------------------------------------------------------
+
+void Analyzer::on_region(std::uint64_t region_id, std::uint64_t t_ns, int team) noexcept {
+  ++regions_;
+  team = std::max(team, 1);  // a runtime bug must not poison the iteration bookkeeping (0 = "unset")
+  const bool team_changed = last_team_ != 0 && team != last_team_;
+  last_team_ = team;
+  if (!explicit_) {
+    const PeriodicityDetector::Step step = detector_.push(region_id);
+    if (step.lock_changed) on_lock_changed(step.period);
+    // A boundary region ends the previous iteration and is the first region of the next one.
+    if (step.boundary && phase_ != Phase::detecting) {
+      close_iteration(t_ns);
+      open_iteration(t_ns);
+    }
+  }
+  if (iter_open_) note_region(team, team_changed);
+}
+
+void Analyzer::on_iteration_begin(long id, std::uint64_t t_ns, int team) noexcept {
+  (void)team;  // the iteration's team is the team of its first region (note_region)
+  if (!explicit_) {
+    // The program marks its iterations itself: exact boundaries beat detected ones, for good.
+    explicit_ = true;
+    detector_.reset();
+    iter_open_ = false;
+  }
+  if (iter_open_) {
+    if (id != explicit_id_) return;  // a loop nested in the measured one
+    close_iteration(t_ns);           // begin without end: measure begin to begin
+  }
+  if (!explicit_known_ || id != explicit_id_) {
+    explicit_known_ = true;
+    explicit_id_ = id;
+  }
+  if (change_.structure_changed(0, static_cast<std::uint64_t>(id))) restart_measurement();
+  open_iteration(t_ns);
+}
+
+void Analyzer::on_iteration_end(long id, std::uint64_t t_ns, int team) noexcept {
+  if (!explicit_ || !iter_open_ || id != explicit_id_) return;
+  if (iter_team_ == 0) iter_team_ = team;  // no parallel region inside: the team is moot
+  close_iteration(t_ns);
+}
+
+bool Analyzer::report(Report& out) const noexcept {
+  if (report_.seq == 0) return false;
+  out = report_;
+  out.phase = phase_;
+  return true;
+}
+
+// --- structure --------------------------------------------------------------------------------------
+
+void Analyzer::on_lock_changed(int period) noexcept {
+  iter_open_ = false;  // the iteration in progress straddles the change: never a sample
+  if (period == 0) {
+    // Lost the loop. Run natively (team_for returns the allocation) until a period is found again;
+    // remember where we were in case it is the same loop (one odd region breaks a lock).
+    if (phase_ != Phase::detecting) suspended_ = phase_;
+    phase_ = Phase::detecting;
+    return;
+  }
+  if (change_.structure_changed(period, detector_.signature())) {
+    restart_measurement();
+    return;
+  }
+  phase_ = suspended_ != Phase::none ? suspended_ : Phase::baseline;
+  suspended_ = Phase::none;
+}
+
+void Analyzer::restart_measurement() noexcept {
+  // Everything measured describes another loop or another behaviour: start over with a baseline. The
+  // last published report stays readable; phase() tells the RM it is no longer current.
+  phase_ = Phase::baseline;
+  suspended_ = Phase::none;
+  window_.clear();
+  window_team_ = 0;
+  history_.clear();
+  has_baseline_ = false;
+  baseline_s_ = 0;
+  baseline_spread_ = 0;
+  baseline_team_ = 0;
+  last_fitted_f_ = std::nan("");
+  change_.reset_times();
+}
+
+// --- iterations ------------------------------------------------------------------------------------
+
+void Analyzer::open_iteration(std::uint64_t t_ns) noexcept {
+  iter_open_ = true;
+  iter_dirty_ = false;
+  iter_team_ = 0;
+  iter_regions_ = 0;
+  iter_start_ns_ = t_ns;
+}
+
+void Analyzer::note_region(int team, bool team_changed) noexcept {
+  ++iter_regions_;
+  // A team change at any of its regions (the first included: new threads, cold caches) spoils the
+  // iteration; this is also the warm-up iteration discarded after every change of team size.
+  if (team_changed || (iter_team_ != 0 && team != iter_team_)) iter_dirty_ = true;
+  if (iter_team_ == 0) iter_team_ = team;
+}
+
+void Analyzer::close_iteration(std::uint64_t t_ns) noexcept {
+  if (!iter_open_) return;
+  iter_open_ = false;
+  ++iterations_;
+  if (explicit_) explicit_regions_ = iter_regions_;
+  if (iter_dirty_ || iter_team_ < 1 || t_ns <= iter_start_ns_) return;
+  record_sample(iter_team_, static_cast<double>(t_ns - iter_start_ns_) * 1e-9);
+}
+
+void Analyzer::record_sample(int team, double seconds) noexcept {
+  if (phase_ != Phase::baseline && phase_ != Phase::measuring) return;
+  if (team != window_team_) {
+    window_.clear();
+    window_team_ = team;
+    change_.reset_times();
+  }
+  switch (change_.classify(seconds, window_.median(), window_.size())) {
+    case ChangeDetector::TimeVerdict::outlier:
+      return;
+    case ChangeDetector::TimeVerdict::changed:
+      restart_measurement();
+      return;
+    case ChangeDetector::TimeVerdict::accept:
+      break;
+  }
+  window_.push(seconds);
+  if (phase_ == Phase::baseline) {
+    if (window_.size() >= cfg_.baseline_iterations) finish_baseline(team);
+    return;
+  }
+  if (window_.size() >= cfg_.min_report_samples) publish();
+}
+
+void Analyzer::finish_baseline(int team) noexcept {
+  has_baseline_ = true;
+  baseline_s_ = window_.median();
+  baseline_spread_ = window_.spread();
+  baseline_team_ = team;
+  phase_ = Phase::measuring;
+  // Measuring starts with fresh samples; window_team_ stays, so if P equals the baseline size the next
+  // iteration counts at once (no team change, no warm-up).
+  window_.clear();
+  change_.reset_times();
+}
+
+void Analyzer::publish() noexcept {
+  const int cpus = window_team_;
+  const double time_s = window_.median();
+  history_.record(cpus, time_s, window_.size());
+
+  // Which two points (docs/selfanalyzer.md): the baseline, measured for this purpose at the fewest
+  // CPUs, unless P is the baseline size; then the most recent other team size the job ran at.
+  int ref_cpus = baseline_team_;
+  double ref_s = baseline_s_;
+  if (cpus == baseline_team_) {
+    if (const AllocationPoint* other = history_.latest_other_than(cpus)) {
+      ref_cpus = other->cpus;
+      ref_s = other->median_s;
+    }
+  }
+  const SpeedupEstimate est = estimate_speedup(ref_cpus, ref_s, cpus, time_s, last_fitted_f_);
+  if (est.status == FitStatus::invalid) return;
+  if (est.status == FitStatus::measured || est.status == FitStatus::clamped) last_fitted_f_ = est.f;
+
+  report_.speedup = est.speedup;
+  report_.efficiency = est.efficiency;
+  report_.iteration_s = time_s;
+  report_.baseline_s = baseline_s_;
+  report_.spread = std::max(window_.spread(), baseline_spread_);
+  report_.cpus = cpus;
+  report_.period = period();
+  report_.samples = window_.size();
+  report_.baseline_team = baseline_team_;
+  // Unknown only when f was assumed without any earlier fit to borrow from.
+  const bool f_known = est.status != FitStatus::assumed || std::isfinite(last_fitted_f_);
+  report_.amdahl_f = f_known ? est.f : -1.0;
+  report_.fit = est.status;
+  ++report_.seq;
+}
+
+}  // namespace cosched::sa

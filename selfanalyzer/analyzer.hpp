@@ -1,0 +1,139 @@
+// The SelfAnalyzer object the runtime holds (one per process): fed the outermost parallel regions (or the
+// explicit iteration API), it picks the team size for the baseline measurement and reports speedup,
+// efficiency and iteration time (PDPA paper §3.1; docs/selfanalyzer.md).
+//
+// Threading: not thread-safe. The runtime calls every method from one thread — the thread that begins
+// outermost parallel regions (the initial thread) — or serialises the calls itself.
+// Cost: on_region is O(max_period) with no allocation, syscall or lock (docs/performance.md); the other
+// methods are O(1) except at iteration ends (O(window)) and locks (O(period)).
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+
+#include "cosched/protocol.hpp"
+#include "selfanalyzer/allocation_history.hpp"
+#include "selfanalyzer/change_detector.hpp"
+#include "selfanalyzer/config.hpp"
+#include "selfanalyzer/periodicity_detector.hpp"
+#include "selfanalyzer/sample_window.hpp"
+#include "selfanalyzer/speedup.hpp"
+
+namespace cosched::sa {
+
+using Phase = proto::Phase;  // none, detecting, baseline, measuring: the arena's vocabulary
+
+// The latest measurement. Every field but `fit` maps 1:1 onto proto::JobBlock, with the same name
+// (`seq` is JobBlock::reports).
+struct Report {
+  std::uint64_t seq = 0;         // JobBlock::reports: increments with every new report; 0 = none yet
+  Phase phase = Phase::none;     // the Analyzer's phase when report() was called
+  double speedup = 0;            // vs one CPU, Amdahl-normalised
+  double efficiency = 0;         // speedup / cpus
+  double iteration_s = 0;        // median iteration time at `cpus`
+  double baseline_s = 0;         // median iteration time at `baseline_team`
+  double spread = 0;             // max(relative spread at cpus, at baseline); 0 = exact
+  double amdahl_f = -1;          // parallel fraction behind the normalisation; -1 = unknown (assumed 1)
+  std::int32_t cpus = 0;         // team size of iteration_s (P)
+  std::int32_t period = 0;       // regions per iteration (DPD period, or counted with the explicit API)
+  std::int32_t samples = 0;      // iterations behind iteration_s
+  std::int32_t baseline_team = 0;
+  FitStatus fit = FitStatus::invalid;  // not in JobBlock: how amdahl_f was obtained
+};
+
+class Analyzer {
+ public:
+  // Allocates the detector's arrays (O(max_period)); `config` is sanitised first. Never throws other
+  // than std::bad_alloc.
+  explicit Analyzer(const Config& config);
+  Analyzer(const Analyzer&) = delete;
+  Analyzer& operator=(const Analyzer&) = delete;
+
+  // Caller: the OMPT parallel_begin callback, for outermost regions only, after the team size was
+  // chosen with team_for(). region_id: the region's codeptr_ra; t_ns: a monotonic clock (any epoch);
+  // team: the team size requested for this region. Cost: O(max_period), no allocation.
+  void on_region(std::uint64_t region_id, std::uint64_t t_ns, int team) noexcept;
+
+  // Caller: cosched_iter_begin/end (relinked codes). The first call switches the Analyzer to explicit
+  // iterations for good: the DPD is no longer fed. `id` names the loop; iterations are begin..end of
+  // the same id; a begin of another id while one is open is a nested loop and ignored; a begin of
+  // another id when none is open is a new loop (measurement restarts). team: the team size that
+  // team_for() returns now (used only for an iteration without parallel regions). O(1), O(window) at end.
+  void on_iteration_begin(long id, std::uint64_t t_ns, int team) noexcept;
+  void on_iteration_end(long id, std::uint64_t t_ns, int team) noexcept;
+
+  // Caller: the runtime when the iteration in progress must not be measured although the team size did
+  // not change: the RM stopped the job for a while (time sharing) or moved its threads to other CPUs
+  // (RmBlock::generation moved). The next iteration is measured normally. O(1).
+  void discard_iteration() noexcept { iter_dirty_ = true; }
+
+  // Caller: parallel_begin, before on_region. The team size to use given the RM's allocation `granted`:
+  // min(baseline_cpus, granted) during the baseline phase, `granted` otherwise. O(1).
+  [[nodiscard]] int team_for(int granted) const noexcept {
+    return phase_ == Phase::baseline && granted > baseline_cpus_ ? baseline_cpus_ : granted;
+  }
+
+  // Caller: the runtime with RmBlock::baseline_cpus (0 = back to Config::baseline_cpus). Takes effect at
+  // once: a baseline in progress goes on at the new size (the team change starts a fresh window). O(1).
+  void set_baseline_cpus(int cpus) noexcept;
+
+  // Caller: the runtime after on_region / on_iteration_end, to publish into the arena when report_seq()
+  // moved. report() fills `out` and returns false while no report exists (a program without
+  // periodicity never gets one). O(1).
+  [[nodiscard]] std::uint64_t report_seq() const noexcept { return report_.seq; }
+  bool report(Report& out) const noexcept;
+
+  [[nodiscard]] Phase phase() const noexcept { return phase_; }
+  [[nodiscard]] int period() const noexcept { return explicit_ ? explicit_regions_ : detector_.period(); }
+  [[nodiscard]] std::uint64_t regions() const noexcept { return regions_; }
+  [[nodiscard]] std::uint64_t iterations() const noexcept { return iterations_; }
+  [[nodiscard]] bool explicit_iterations() const noexcept { return explicit_; }
+  [[nodiscard]] const Config& config() const noexcept { return cfg_; }
+
+ private:
+  void on_lock_changed(int period) noexcept;
+  void restart_measurement() noexcept;
+  void open_iteration(std::uint64_t t_ns) noexcept;
+  void note_region(int team, bool team_changed) noexcept;
+  void close_iteration(std::uint64_t t_ns) noexcept;
+  void record_sample(int team, double seconds) noexcept;
+  void finish_baseline(int team) noexcept;
+  void publish() noexcept;
+
+  Config cfg_;
+  int baseline_cpus_;
+  PeriodicityDetector detector_;
+  ChangeDetector change_;
+  SampleWindow window_;  // clean iteration times at window_team_
+  AllocationHistory history_;
+
+  Phase phase_ = Phase::detecting;
+  Phase suspended_ = Phase::none;  // phase to resume if a lost lock comes back on the same loop
+  std::uint64_t regions_ = 0;
+  std::uint64_t iterations_ = 0;
+  int last_team_ = 0;  // team of the previous region (0: none yet)
+
+  // The iteration in progress.
+  bool iter_open_ = false;
+  bool iter_dirty_ = false;  // a team change happened in it: not a clean sample
+  int iter_team_ = 0;        // 0 until its first region
+  int iter_regions_ = 0;
+  std::uint64_t iter_start_ns_ = 0;
+
+  // Explicit iteration API.
+  bool explicit_ = false;
+  bool explicit_known_ = false;
+  long explicit_id_ = 0;
+  int explicit_regions_ = 0;  // regions in the last complete explicit iteration
+
+  int window_team_ = 0;
+  bool has_baseline_ = false;
+  double baseline_s_ = 0;
+  double baseline_spread_ = 0;
+  int baseline_team_ = 0;
+  double last_fitted_f_ = std::nan("");
+
+  Report report_;
+};
+
+}  // namespace cosched::sa

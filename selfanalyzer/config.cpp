@@ -1,0 +1,25 @@
+#include "selfanalyzer/config.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace cosched::sa {
+
+Config sanitize(Config c) noexcept {
+  c.baseline_cpus = std::clamp(c.baseline_cpus, 1, 1024);
+  c.baseline_iterations = std::clamp(c.baseline_iterations, 1, kMaxWindow);
+  c.window = std::clamp(c.window, 1, kMaxWindow);
+  c.min_report_samples = std::clamp(c.min_report_samples, 1, c.window);
+  c.max_period = std::clamp(c.max_period, 1, kMaxPeriodLimit);
+  c.confirm_repeats = std::clamp(c.confirm_repeats, 1, 16);
+  c.min_matches = std::clamp(c.min_matches, 1, 4 * kMaxPeriodLimit);
+  // A jump threshold must bracket 1 or every sample would be an outlier.
+  if (!std::isfinite(c.jump_high) || c.jump_high <= 1.0) c.jump_high = Config{}.jump_high;
+  if (!std::isfinite(c.jump_low) || c.jump_low <= 0.0 || c.jump_low >= 1.0) c.jump_low = Config{}.jump_low;
+  c.jump_confirm = std::clamp(c.jump_confirm, 1, kMaxWindow);
+  c.jump_min_samples = std::clamp(c.jump_min_samples, 1, c.window);
+  c.history = std::clamp(c.history, 1, kMaxHistory);
+  return c;
+}
+
+}  // namespace cosched::sa

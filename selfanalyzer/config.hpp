@@ -1,0 +1,40 @@
+// Parameters of the SelfAnalyzer, with their bounds. The Analyzer sizes every buffer from a sanitised
+// Config in its constructor, so the per-event path never allocates (docs/selfanalyzer.md, "Parameters").
+#pragma once
+
+namespace cosched::sa {
+
+// Hard bounds: they keep the fixed arrays small and the per-event loop short.
+inline constexpr int kMaxPeriodLimit = 1024;  // longest period (regions per iteration) the DPD can find
+inline constexpr int kMaxWindow = 32;         // iteration times kept per team size
+inline constexpr int kMaxHistory = 8;         // distinct team sizes remembered for the Amdahl fit
+
+struct Config {
+  // Baseline measurement (PDPA paper §3.1: "a few initial iterations ... with a small number of
+  // processors"). The RM may override baseline_cpus through RmBlock::baseline_cpus.
+  int baseline_cpus = 1;        // team size of the baseline; clamped to the granted allocation
+  int baseline_iterations = 3;  // clean iterations whose median is the baseline time
+
+  // Measurement at the granted allocation P.
+  int window = 5;               // iteration times per median (the last `window` clean iterations)
+  int min_report_samples = 3;   // clean iterations at P before the first report at P
+
+  // Dynamic Periodicity Detector.
+  int max_period = 64;          // longest period searched; the per-event cost is O(max_period)
+  int confirm_repeats = 2;      // a period m is accepted once its pattern matched `confirm_repeats` times
+  int min_matches = 6;          // ... and at least this many consecutive events matched (guards period 1)
+
+  // Change detector (iteration time jumps at an unchanged team size).
+  double jump_high = 2.0;       // a sample > jump_high × running median is an outlier
+  double jump_low = 0.5;        // a sample < jump_low × running median is an outlier
+  int jump_confirm = 2;         // consecutive outliers on the same side that mean "behaviour changed"
+  int jump_min_samples = 3;     // samples at the current team size before times are judged at all
+
+  int history = 4;              // distinct team sizes remembered (most recent first)
+};
+
+// Returns `c` with every field forced into its documented range (never fails, never throws): the
+// Analyzer runs inside arbitrary programs and must not abort on a bad environment variable.
+[[nodiscard]] Config sanitize(Config c) noexcept;
+
+}  // namespace cosched::sa

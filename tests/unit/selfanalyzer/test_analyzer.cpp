@@ -1,0 +1,245 @@
+// Analyzer end to end on a known Amdahl curve (f = 0.9, T1 = 1 s): phases, team_for, the baseline, the
+// Amdahl normalisation at successive allocations, and the report's mapping onto the arena.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "selfanalyzer/analyzer.hpp"
+#include "synthetic_program.hpp"
+
+namespace cosched::sa {
+namespace {
+
+using testing::AmdahlLoop;
+using testing::Driver;
+using testing::region_ids;
+
+constexpr double kTol = 1e-6;
+
+double amdahl_speedup(double f, int p) { return 1.0 / ((1.0 - f) + f / p); }
+
+Report latest(const Analyzer& a) {
+  Report r;
+  EXPECT_TRUE(a.report(r));
+  return r;
+}
+
+TEST(Analyzer, NoReportBeforeAnything) {
+  Analyzer a{Config{}};
+  Report r;
+  EXPECT_FALSE(a.report(r));
+  EXPECT_EQ(a.report_seq(), 0U);
+  EXPECT_EQ(a.phase(), Phase::detecting);
+  EXPECT_EQ(a.team_for(6), 6);
+}
+
+TEST(Analyzer, BaselineOneThenTwoThenFourCpus) {
+  Analyzer a{Config{}};
+  Driver d(a);
+  const AmdahlLoop loop{region_ids(5), 1.0, 0.9};
+  d.granted = 2;
+
+  // Three iterations to detect the period (5 regions, confirmed after two repeats), at the allocation.
+  d.iterations(loop, 3);
+  EXPECT_EQ(a.phase(), Phase::baseline);
+  EXPECT_EQ(a.period(), 5);
+  for (int i = 0; i < 15; ++i) EXPECT_EQ(d.teams[static_cast<std::size_t>(i)], 2) << i;
+  EXPECT_EQ(a.team_for(2), 1);  // baseline: min(baseline_cpus, granted)
+
+  // One warm-up iteration (the team changed in it) and three baseline iterations at 1 CPU, then one
+  // warm-up at 2 CPUs and three measured ones: the first report.
+  ASSERT_TRUE(d.until_report(loop, 0));
+  EXPECT_EQ(a.phase(), Phase::measuring);
+  EXPECT_EQ(a.iterations(), 8U);  // complete iterations seen since the lock
+  EXPECT_EQ(a.team_for(2), 2);
+  Report r = latest(a);
+  EXPECT_EQ(r.seq, 1U);
+  EXPECT_EQ(r.phase, Phase::measuring);
+  EXPECT_EQ(r.cpus, 2);
+  EXPECT_EQ(r.baseline_team, 1);
+  EXPECT_EQ(r.period, 5);
+  EXPECT_EQ(r.samples, 3);
+  EXPECT_NEAR(r.baseline_s, 1.0, kTol);
+  EXPECT_NEAR(r.iteration_s, 0.55, kTol);
+  EXPECT_NEAR(r.speedup, amdahl_speedup(0.9, 2), kTol);
+  EXPECT_NEAR(r.efficiency, amdahl_speedup(0.9, 2) / 2, kTol);
+  EXPECT_NEAR(r.amdahl_f, 0.9, kTol);
+  EXPECT_EQ(r.fit, FitStatus::measured);
+  EXPECT_NEAR(r.spread, 0.0, kTol);
+
+  // Every further clean iteration refreshes the report.
+  d.iterations(loop, 2);
+  r = latest(a);
+  EXPECT_EQ(r.seq, 3U);
+  EXPECT_EQ(r.samples, 5);
+  d.iterations(loop, 3);
+  EXPECT_EQ(latest(a).samples, 5);  // the window holds the last 5
+
+  // The RM grants 4: the iteration whose first region ran at 4 is a warm-up, three clean ones follow,
+  // and the report appears at the first region of the fifth iteration at 4.
+  d.granted = 4;
+  EXPECT_EQ(d.until_report_at(loop, 4), 5);
+  r = latest(a);
+  EXPECT_EQ(r.cpus, 4);
+  EXPECT_EQ(r.samples, 3);
+  EXPECT_NEAR(r.iteration_s, 0.325, kTol);
+  EXPECT_NEAR(r.speedup, amdahl_speedup(0.9, 4), kTol);
+  EXPECT_NEAR(r.efficiency, amdahl_speedup(0.9, 4) / 4, kTol);
+  EXPECT_NEAR(r.amdahl_f, 0.9, kTol);
+
+  // Back to the baseline size: the second point comes from the history (4 CPUs).
+  d.granted = 1;
+  ASSERT_GT(d.until_report_at(loop, 1), 0);
+  r = latest(a);
+  EXPECT_EQ(r.cpus, 1);
+  EXPECT_NEAR(r.speedup, 1.0, kTol);
+  EXPECT_NEAR(r.amdahl_f, 0.9, kTol);
+  EXPECT_EQ(r.fit, FitStatus::measured);
+}
+
+TEST(Analyzer, TeamForFollowsThePhases) {
+  Analyzer a{Config{}};
+  Driver d(a);
+  const AmdahlLoop loop{region_ids(3), 0.3, 0.8};
+  d.granted = 3;
+  ASSERT_TRUE(d.until_report(loop, 0));
+  // detecting → team 3; baseline → team 1; measuring → team 3; never anything else, and in that order.
+  int transitions = 0;
+  for (std::size_t i = 1; i < d.teams.size(); ++i) {
+    const int team = d.teams[i];
+    EXPECT_TRUE(team == 1 || team == 3);
+    if (team != d.teams[i - 1]) ++transitions;
+    const Phase phase_before = d.phases[i - 1];  // team_for ran before this region's on_region
+    EXPECT_EQ(team, phase_before == Phase::baseline ? 1 : 3) << "region " << i;
+  }
+  EXPECT_EQ(transitions, 2);
+}
+
+TEST(Analyzer, BaselineLargerThanOneCpu) {
+  Config cfg;
+  cfg.baseline_cpus = 2;
+  Analyzer a{cfg};
+  Driver d(a);
+  const AmdahlLoop loop{region_ids(4), 1.0, 0.9};
+
+  // P == baseline and nothing else measured yet: f = 1 is assumed (flagged), i.e. speedup 2 at 2.
+  d.granted = 2;
+  ASSERT_TRUE(d.until_report(loop, 0));
+  Report r = latest(a);
+  EXPECT_EQ(r.baseline_team, 2);
+  EXPECT_EQ(r.fit, FitStatus::assumed);
+  EXPECT_EQ(r.amdahl_f, -1.0);  // unknown
+  EXPECT_NEAR(r.speedup, 2.0, kTol);
+
+  // A second team size gives the real curve...
+  d.granted = 4;
+  ASSERT_GT(d.until_report_at(loop, 4), 0);
+  r = latest(a);
+  EXPECT_EQ(r.fit, FitStatus::measured);
+  EXPECT_NEAR(r.amdahl_f, 0.9, kTol);
+  EXPECT_NEAR(r.speedup, amdahl_speedup(0.9, 4), kTol);
+
+  // ... which then normalises the baseline size too.
+  d.granted = 2;
+  ASSERT_GT(d.until_report_at(loop, 2), 0);
+  r = latest(a);
+  EXPECT_EQ(r.cpus, 2);
+  EXPECT_NEAR(r.speedup, amdahl_speedup(0.9, 2), kTol);
+  EXPECT_NEAR(r.efficiency, amdahl_speedup(0.9, 2) / 2, kTol);
+}
+
+TEST(Analyzer, BaselineIsClampedToTheAllocation) {
+  Config cfg;
+  cfg.baseline_cpus = 4;
+  Analyzer a{cfg};
+  Driver d(a);
+  d.granted = 2;
+  const AmdahlLoop loop{region_ids(2), 0.1, 0.5};
+  ASSERT_TRUE(d.until_report(loop, 0));
+  EXPECT_EQ(latest(a).baseline_team, 2);
+}
+
+TEST(Analyzer, RmCanChangeTheBaselineSize) {
+  Analyzer a{Config{}};
+  a.set_baseline_cpus(3);
+  Driver d(a);
+  d.granted = 8;
+  const AmdahlLoop loop{region_ids(2), 0.1, 0.5};
+  d.iterations(loop, 4);
+  EXPECT_EQ(a.phase(), Phase::baseline);
+  EXPECT_EQ(a.team_for(8), 3);
+  a.set_baseline_cpus(0);  // back to the configured size
+  EXPECT_EQ(a.team_for(8), 1);
+}
+
+TEST(Analyzer, NonPeriodicProgramNeverReports) {
+  Analyzer a{Config{}};
+  Driver d(a);
+  d.granted = 4;
+  std::mt19937_64 rng(42);
+  for (int i = 0; i < 20000; ++i) d.region(rng(), 1000);
+  Report r;
+  EXPECT_FALSE(a.report(r));
+  EXPECT_EQ(a.phase(), Phase::detecting);
+  EXPECT_EQ(a.regions(), 20000U);
+  for (const int team : d.teams) ASSERT_EQ(team, 4);  // native behaviour throughout
+}
+
+TEST(Analyzer, AnIterationWithATeamChangeInsideIsNotASample) {
+  Analyzer a{Config{}};
+  Driver d(a);
+  const AmdahlLoop loop{region_ids(4), 1.0, 0.9};
+  d.granted = 2;
+  ASSERT_TRUE(d.until_report(loop, 0));
+  const Report before = latest(a);
+  // The allocation changes to 4 at an iteration's first region (the region also ends the previous,
+  // clean iteration: one more report), then back to 2 in the middle of the same iteration.
+  d.granted = 4;
+  d.region(loop.regions[0], 0, &loop);
+  const std::uint64_t seq = a.report_seq();
+  EXPECT_EQ(seq, before.seq + 1);
+  d.region(loop.regions[1], 0, &loop);
+  d.granted = 2;
+  d.region(loop.regions[2], 0, &loop);
+  d.region(loop.regions[3], 0, &loop);
+  d.iterations(loop, 1);  // ends the mixed iteration: no sample, no report
+  EXPECT_EQ(a.report_seq(), seq);
+  d.iterations(loop, 1);  // ends a clean iteration at 2 (its first region did not change team)
+  const Report after = latest(a);
+  EXPECT_EQ(after.seq, seq + 1);
+  EXPECT_NEAR(after.iteration_s, 0.55, kTol);
+}
+
+TEST(Analyzer, ReportMapsOntoTheArenaJobBlock) {
+  Analyzer a{Config{}};
+  Driver d(a);
+  d.granted = 2;
+  ASSERT_TRUE(d.until_report(AmdahlLoop{region_ids(3), 1.0, 0.9}, 0));
+  const Report r = latest(a);
+
+  // What the runtime does, field for field (the seqlock is the runtime's business).
+  proto::JobBlock job{};
+  job.phase.store(static_cast<std::uint32_t>(r.phase), std::memory_order_relaxed);
+  job.reports.store(r.seq, std::memory_order_relaxed);
+  job.speedup.store(r.speedup, std::memory_order_relaxed);
+  job.efficiency.store(r.efficiency, std::memory_order_relaxed);
+  job.iteration_s.store(r.iteration_s, std::memory_order_relaxed);
+  job.baseline_s.store(r.baseline_s, std::memory_order_relaxed);
+  job.spread.store(r.spread, std::memory_order_relaxed);
+  job.amdahl_f.store(r.amdahl_f, std::memory_order_relaxed);
+  job.cpus.store(r.cpus, std::memory_order_relaxed);
+  job.period.store(r.period, std::memory_order_relaxed);
+  job.samples.store(r.samples, std::memory_order_relaxed);
+  job.baseline_team.store(r.baseline_team, std::memory_order_relaxed);
+  job.iterations.store(a.iterations(), std::memory_order_relaxed);
+  job.regions.store(a.regions(), std::memory_order_relaxed);
+
+  EXPECT_EQ(job.phase.load(), 3U);  // proto::Phase::measuring
+  EXPECT_EQ(job.period.load(), 3);
+  EXPECT_EQ(job.cpus.load(), 2);
+  EXPECT_DOUBLE_EQ(job.speedup.load(), r.speedup);
+  EXPECT_NEAR(job.amdahl_f.load(), 0.9, kTol);
+}
+
+}  // namespace
+}  // namespace cosched::sa

@@ -1,0 +1,197 @@
+// Dynamic Periodicity Detector: periods 1..20, the max_period bound, prologues, successive phases,
+// nesting, non-periodic streams, anchors and signatures.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "selfanalyzer/periodicity_detector.hpp"
+
+namespace cosched::sa {
+namespace {
+
+using Ids = std::vector<std::uint64_t>;
+
+// Distinct, code-address-like region ids.
+Ids loop_body(int length, std::uint64_t base = 0x401000) {
+  Ids ids;
+  for (int i = 0; i < length; ++i) ids.push_back(base + 0x40 * static_cast<std::uint64_t>(i));
+  return ids;
+}
+
+Ids repeat(const Ids& body, int times) {
+  Ids out;
+  for (int k = 0; k < times; ++k) out.insert(out.end(), body.begin(), body.end());
+  return out;
+}
+
+Ids random_ids(int n, std::uint32_t seed) {
+  std::mt19937_64 rng(seed);
+  Ids out;
+  for (int i = 0; i < n; ++i) out.push_back(rng() | 1);  // never equal to a loop_body id (even)
+  return out;
+}
+
+Ids concat(Ids a, const Ids& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+struct Trace {
+  std::vector<PeriodicityDetector::Step> steps;
+  int first_lock_at = -1;  // event index where a non-zero period was first locked
+};
+
+Trace feed(PeriodicityDetector& dpd, const Ids& ids) {
+  Trace trace;
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    trace.steps.push_back(dpd.push(ids[i]));
+    if (trace.first_lock_at < 0 && trace.steps.back().period != 0) trace.first_lock_at = static_cast<int>(i);
+  }
+  return trace;
+}
+
+PeriodicityDetector make_dpd(int max_period = 64) { return PeriodicityDetector(max_period, 2, 6); }
+
+class SimplePeriod : public ::testing::TestWithParam<int> {};
+
+TEST_P(SimplePeriod, FindsThePeriodAndMarksEveryIterationStart) {
+  const int period = GetParam();
+  const Ids body = loop_body(period);
+  const Ids stream = repeat(body, 12);
+  auto dpd = make_dpd();
+  const Trace trace = feed(dpd, stream);
+
+  EXPECT_EQ(dpd.period(), period);
+  // Confirmation needs max(2·period, 6) matches after the first copy: at most 3 periods (+6 for tiny ones).
+  ASSERT_GE(trace.first_lock_at, 0);
+  EXPECT_LE(trace.first_lock_at, 3 * period + 6);
+  // Once locked, boundaries fall exactly on the loop's first region, once per period.
+  for (std::size_t i = static_cast<std::size_t>(trace.first_lock_at); i < stream.size(); ++i) {
+    EXPECT_EQ(trace.steps[i].period, period) << "event " << i;
+    EXPECT_EQ(trace.steps[i].boundary, i % static_cast<std::size_t>(period) == 0) << "event " << i;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Periods, SimplePeriod, ::testing::Values(1, 2, 3, 7, 20, 64));
+
+TEST(PeriodicityDetector, PeriodLongerThanMaxPeriodIsNotFound) {
+  auto dpd = make_dpd(16);
+  feed(dpd, repeat(loop_body(17), 20));
+  EXPECT_EQ(dpd.period(), 0);
+}
+
+TEST(PeriodicityDetector, ToleratesARandomPrologue) {
+  const Ids body = loop_body(7);
+  const Ids stream = concat(random_ids(41, 7), repeat(body, 10));
+  auto dpd = make_dpd();
+  const Trace trace = feed(dpd, stream);
+  EXPECT_EQ(dpd.period(), 7);
+  EXPECT_GE(trace.first_lock_at, 41);
+  for (std::size_t i = 0; i < stream.size(); ++i) {
+    if (trace.steps[i].boundary) {
+      EXPECT_EQ(stream[i], body[0]) << "event " << i;
+    }
+  }
+}
+
+TEST(PeriodicityDetector, DetectsASecondIterativePhaseAfterTheFirst) {
+  const Ids first = loop_body(3, 0x401000);
+  const Ids second = loop_body(5, 0x402000);
+  const Ids stream = concat(repeat(first, 20), repeat(second, 20));
+  auto dpd = make_dpd();
+  const Trace trace = feed(dpd, stream);
+
+  EXPECT_EQ(trace.steps[59].period, 3);  // last event of phase one
+  EXPECT_EQ(dpd.period(), 5);
+  int changes_after_phase_one = 0;
+  for (std::size_t i = 60; i < stream.size(); ++i) changes_after_phase_one += trace.steps[i].lock_changed;
+  EXPECT_EQ(changes_after_phase_one, 2);  // lost 3, locked 5: no flapping in between
+}
+
+TEST(PeriodicityDetector, NestedLoopsReportTheOutermostPeriod) {
+  // A (B C)^4 D repeated: the inner period 2 may be seen first, the outer 10 must win and stay.
+  const std::uint64_t a = 0xa0, b = 0xb0, c = 0xc0, d = 0xd0;
+  const Ids body = {a, b, c, b, c, b, c, b, c, d};
+  const Ids stream = repeat(body, 15);
+  auto dpd = make_dpd();
+  const Trace trace = feed(dpd, stream);
+  EXPECT_EQ(dpd.period(), 10);
+  for (std::size_t i = 30; i < stream.size(); ++i) {
+    EXPECT_EQ(trace.steps[i].period, 10) << "event " << i;
+    EXPECT_EQ(trace.steps[i].boundary, stream[i] == a) << "event " << i;
+  }
+}
+
+TEST(PeriodicityDetector, TwoLevelsOfNesting) {
+  // ((A (B C)^3)^2 D): inner 2, middle 7, outer 15.
+  const Ids middle = {1, 2, 3, 2, 3, 2, 3};
+  Ids body = repeat(middle, 2);
+  body.push_back(4);
+  auto dpd = make_dpd();
+  feed(dpd, concat(random_ids(10, 3), repeat(body, 10)));
+  EXPECT_EQ(dpd.period(), 15);
+}
+
+TEST(PeriodicityDetector, NonPeriodicStreamsNeverLock) {
+  {
+    auto dpd = make_dpd();
+    const Trace trace = feed(dpd, random_ids(5000, 11));
+    EXPECT_EQ(trace.first_lock_at, -1);
+  }
+  {
+    // Random draws from 40 distinct regions: repeats are frequent, periodicity is not.
+    std::mt19937 rng(5);
+    std::uniform_int_distribution<int> pick(0, 39);
+    Ids stream;
+    for (int i = 0; i < 5000; ++i) stream.push_back(0x1000 + static_cast<std::uint64_t>(pick(rng)));
+    auto dpd = make_dpd();
+    const Trace trace = feed(dpd, stream);
+    EXPECT_EQ(trace.first_lock_at, -1);
+  }
+}
+
+TEST(PeriodicityDetector, OneOddRegionBreaksTheLockOnlyBriefly) {
+  const Ids body = loop_body(4);
+  Ids stream = repeat(body, 10);
+  stream.push_back(0x9999);  // e.g. a checkpoint region once
+  stream = concat(stream, repeat(body, 10));
+  auto dpd = make_dpd();
+  const Trace trace = feed(dpd, stream);
+  EXPECT_EQ(trace.steps[39].period, 4);
+  EXPECT_EQ(trace.steps[40].period, 0);
+  EXPECT_EQ(dpd.period(), 4);
+}
+
+TEST(PeriodicityDetector, SignatureIdentifiesTheLoopWhateverTheAnchor) {
+  const Ids body = loop_body(5);
+  auto plain = make_dpd();
+  feed(plain, repeat(body, 6));
+  auto shifted = make_dpd();
+  feed(shifted, concat(random_ids(3, 1), concat(Ids(body.begin() + 2, body.end()), repeat(body, 6))));
+  auto other = make_dpd();
+  Ids changed_body = body;
+  changed_body[3] = 0x7777;
+  feed(other, repeat(changed_body, 6));
+
+  ASSERT_EQ(plain.period(), 5);
+  ASSERT_EQ(shifted.period(), 5);
+  ASSERT_EQ(other.period(), 5);
+  EXPECT_EQ(plain.signature(), shifted.signature());
+  EXPECT_NE(plain.signature(), other.signature());
+}
+
+TEST(PeriodicityDetector, ResetForgetsEverything) {
+  auto dpd = make_dpd();
+  feed(dpd, repeat(loop_body(3), 10));
+  ASSERT_EQ(dpd.period(), 3);
+  dpd.reset();
+  EXPECT_EQ(dpd.period(), 0);
+  EXPECT_EQ(dpd.signature(), 0U);
+  const Trace trace = feed(dpd, repeat(loop_body(2), 2));  // too short to confirm anything
+  EXPECT_EQ(trace.first_lock_at, -1);
+}
+
+}  // namespace
+}  // namespace cosched::sa
