@@ -2,7 +2,10 @@
 
 #include <functional>
 
+#include "dss.hpp"
+#include "equal_efficiency.hpp"
 #include "equipartition.hpp"
+#include "pdpa.hpp"
 
 namespace cosched::policy {
 
@@ -19,6 +22,12 @@ const std::vector<Entry>& table() {
   static const std::vector<Entry> t = {
       {"equip", "Equipartition: equal share per job, capped at its request (McCann et al. 1993)",
        [](const Machine&) { return std::make_unique<Equipartition>(); }, {}},
+      {"pdpa", "PDPA: largest allocation above target_eff, own multiprogramming level (Corbalan et al. 2005)",
+       [](const Machine& m) { return std::make_unique<Pdpa>(m); }, {}},
+      {"equal_eff", "Equal_efficiency: CPUs to the best extrapolated (Amdahl) efficiency (Nguyen et al. 1996)",
+       [](const Machine&) { return std::make_unique<EqualEfficiency>(); }, {}},
+      {"dss", "DSS: shares proportional to requests, at least one CPU each (Polychronopoulos et al., eqs. 1-3)",
+       [](const Machine&) { return std::make_unique<Dss>(); }, {}},
   };
   return t;
 }

@@ -1,0 +1,74 @@
+// PDPA's per-job state machine (Corbalan, Martorell, Labarta, TPDS 2005, §4.2): what PDPA remembers about one
+// job and the pure transition taken when that job reports its performance. Kept apart from pdpa.cpp (which
+// orders jobs, hands out free CPUs and answers the multiprogramming-level question) so that every transition
+// can be tested on its own.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "snapshot.hpp"
+
+namespace cosched::policy {
+
+// §4.2, Fig. 2. The names are the ones shown in status and in the decision log.
+enum class PdpaState { no_ref, inc, dec, stable };
+const char* to_string(PdpaState s) noexcept;
+
+// The tunables of §4.2 plus our answers to what the paper leaves open (docs/policies.md, "PDPA").
+struct PdpaParams {
+  double target_eff = 0.7;    // below it the allocation shrinks (§4.2.1, §4.2.3)
+  double high_eff = 0.9;      // above it the allocation may grow (§4.2.1, §4.2.2)
+  int step = 1;               // CPUs added/removed per transition; scaled to the machine by default_step()
+  // §4.2.4 leaves ping-pong control to "the system". Ours: a STABLE job leaves STABLE on its own measurements
+  // only when its efficiency moved more than `stable_band` away from the value it was stable at, and at most
+  // `max_stable_exits` times in its life. Parameter changes by the operator are not limited.
+  double stable_band = 0.1;
+  int max_stable_exits = 3;
+  // §4.3 and §5: the multiprogramming level is decided by PDPA; §5 runs it over a "default multiprogramming
+  // level" of four. min_ml = that floor (0: the pure §4.3 rule), max_ml = a hard cap (0: none).
+  int min_ml = 0;
+  int max_ml = 0;
+};
+
+// §4.2 step rule scaled to the machine: the paper used step = 4 on 60 CPUs; we keep that ratio,
+// max(1, round(cpus / 15)), so a 2-CPU box moves one CPU at a time.
+int default_step(int cpus) noexcept;
+
+// One measurement point: the allocation a report was taken with and what the job achieved.
+struct PdpaPoint {
+  int cpus = 0;  // 0 = no point
+  double speedup = 0;
+  double efficiency = 0;
+  double iteration_s = 0;  // 0 = not measured
+};
+
+// §4.1: "It remembers the last processor allocations different from the current one and the efficiency
+// achieved with them."
+struct PdpaJobMemory {
+  PdpaState state = PdpaState::no_ref;
+  std::uint64_t last_seq = 0;     // Perf::seq of the last report acted on (or skipped as stale)
+  PdpaPoint previous;             // the measurement taken before the last allocation change
+  int added = 0;                  // CPUs granted by the last INC transition; 0 = INC still waiting for CPUs
+  double stable_efficiency = -1;  // efficiency the job was STABLE at; -1 = take it from the next report
+  int stable_exits = 0;           // STABLE→INC/DEC moves caused by the job's own measurements
+};
+
+// What a report (or a parameter change) does to one job.
+struct PdpaStep {
+  PdpaJobMemory next;  // memory after the transition (next.added is fixed by the caller once CPUs are granted)
+  int cpus = 1;        // allocation after any decrease
+  int grow = 0;        // extra CPUs wanted (INC); the caller grants min(grow, free, request - cpus)
+  std::string reason;  // empty when nothing changes
+};
+
+// §4.2.1–§4.2.4: the transition for a new report `perf` of a job holding `cpus` CPUs out of `request`.
+PdpaStep pdpa_on_report(const PdpaJobMemory& m, int cpus, int request, const Perf& perf, const PdpaParams& p);
+
+// §4.2.4: "If the policy parameters are dynamically changed, PDPA could change the state of an application
+// from STABLE to either INC or DEC". Re-classifies a STABLE job by its latest efficiency under the new
+// thresholds; any other state is returned unchanged (its next report sees the new values anyway).
+PdpaStep pdpa_on_param_change(const PdpaJobMemory& m, int cpus, int request, const Perf& perf,
+                              const PdpaParams& p);
+
+}  // namespace cosched::policy

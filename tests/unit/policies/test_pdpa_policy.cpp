@@ -1,0 +1,181 @@
+// PDPA as the daemon drives it (Corbalan et al., TPDS 2005, §4.1–§4.2): events, free CPUs, reports acted on
+// once, parameters, and the machine-size limits.
+#include <gtest/gtest.h>
+
+#include "test_pdpa_driver.hpp"
+#include "policies/registry.hpp"
+
+using namespace cosched::policy;
+using cosched::policy::testing::PdpaDriver;
+
+TEST(PdpaPolicy, ArrivalGetsMinOfRequestAndFreeCpus) {
+  PdpaDriver m(60);
+  m.arrive(1, 50);
+  EXPECT_EQ(m.cpus(1), 50);
+  m.arrive(2, 30);
+  EXPECT_EQ(m.cpus(2), 10);
+  EXPECT_EQ(m.state(2), "NO_REF");
+  EXPECT_EQ(m.last.find(2)->reason, "NO_REF: first allocation min(request 30, free 10) → 10 CPUs");
+  EXPECT_TRUE(m.last.find(1)->reason.empty());
+}
+
+TEST(PdpaPolicy, ArrivalOnAFullMachineTakesOneCpuFromTheLargest) {
+  PdpaDriver m(4);
+  m.arrive(1, 4);
+  EXPECT_EQ(m.cpus(1), 4);
+  m.arrive(2, 4);  // started by a QS that did not ask: still at least one CPU, and the sum stays 4
+  EXPECT_EQ(m.cpus(2), 1);
+  EXPECT_EQ(m.cpus(1), 3);
+  EXPECT_NE(m.last.find(1)->reason.find("gives 1 CPU so the jobs fit in 4 CPUs → 3 CPUs"), std::string::npos)
+      << m.last.find(1)->reason;
+}
+
+TEST(PdpaPolicy, MoreJobsThanCpusLeavesOneEach) {
+  PdpaDriver m(2);
+  m.arrive(1, 2);
+  m.arrive(2, 2);
+  m.arrive(3, 2);
+  EXPECT_EQ(m.cpus(1), 1);
+  EXPECT_EQ(m.cpus(2), 1);
+  EXPECT_EQ(m.cpus(3), 1);
+  EXPECT_FALSE(m.last.may_start);
+}
+
+TEST(PdpaPolicy, SuperlinearJobGrowsThenStopsWhereTheSpeedupFlattens) {
+  // swim-like speedup curve (§5.4): superlinear to 12 CPUs, flattening after.
+  PdpaDriver m(60);
+  m.arrive(9, 52);  // fills the machine so swim starts below its request
+  m.arrive(1, 30);
+  ASSERT_EQ(m.cpus(1), 8);
+  m.leave(9);
+  EXPECT_EQ(m.cpus(1), 8);  // departure frees CPUs but a NO_REF job is still measuring
+  m.report(1, 10.0);        // E 1.25 at 8
+  EXPECT_EQ(m.state(1), "INC");
+  EXPECT_EQ(m.cpus(1), 12);
+  m.report(1, 14.0);  // E 1.17 at 12, relative 1.4 > 1.35
+  EXPECT_EQ(m.state(1), "INC");
+  EXPECT_EQ(m.cpus(1), 16);
+  m.report(1, 15.5);  // E 0.97 at 16, relative 1.11 ≤ 1.2
+  EXPECT_EQ(m.state(1), "STABLE");
+  EXPECT_EQ(m.cpus(1), 16);
+  m.report(1, 15.6);  // unchanged performance: stays
+  EXPECT_EQ(m.state(1), "STABLE");
+  EXPECT_EQ(m.cpus(1), 16);
+}
+
+TEST(PdpaPolicy, IncIsLimitedByFreeCpusAndWaitsForThem) {
+  PdpaDriver m(60);
+  m.arrive(1, 56);
+  m.arrive(2, 30);
+  ASSERT_EQ(m.cpus(2), 4);
+  m.arrive(3, 10);  // machine full: 1 CPU, taken from job 1
+  ASSERT_EQ(m.cpus(1), 55);
+  m.report(2, 3.8);  // E 0.95: INC, but no CPU is free
+  EXPECT_EQ(m.state(2), "INC");
+  EXPECT_EQ(m.cpus(2), 4);
+  EXPECT_NE(m.last.find(2)->reason.find("no free CPU, waits in INC"), std::string::npos);
+  m.leave(3);  // one CPU frees: min(step 4, free 1)
+  EXPECT_EQ(m.cpus(2), 5);
+  EXPECT_EQ(m.last.find(2)->reason, "INC: 1 CPU freed → 5 CPUs");
+  // The next report judges 4 → 5 CPUs: relative speedup 4.9 / 3.8 = 1.29 > (5/4) × 0.9 = 1.125.
+  m.report(2, 4.9);
+  EXPECT_EQ(m.state(2), "INC");
+  EXPECT_EQ(m.cpus(2), 5);  // still nothing free
+}
+
+TEST(PdpaPolicy, ReportsAreActedOnOnce) {
+  PdpaDriver m(60);
+  m.arrive(1, 16);
+  m.report(1, 8.0);  // E 0.5 at 16 → DEC 12
+  ASSERT_EQ(m.cpus(1), 12);
+  m.step(Event::report, 1);  // the same seq again: no second DEC
+  EXPECT_EQ(m.cpus(1), 12);
+  EXPECT_EQ(m.state(1), "DEC");
+}
+
+TEST(PdpaPolicy, QuantumKeepsAllocationsAndDefersNewReports) {
+  PdpaDriver m(60);
+  m.arrive(1, 16);
+  m.set_report(1, 8.0);  // a new seq, but the tick is not a report event
+  m.step(Event::quantum, -1);
+  EXPECT_EQ(m.cpus(1), 16);
+  EXPECT_EQ(m.state(1), "NO_REF");
+  m.step(Event::report, 1);
+  EXPECT_EQ(m.cpus(1), 12);
+  EXPECT_EQ(m.state(1), "DEC");
+}
+
+TEST(PdpaPolicy, StaleReportDoesNotRepeatTheLastDecision) {
+  PdpaDriver m(60);
+  m.arrive(1, 16);
+  m.report(1, 8.0);  // DEC 16 → 12
+  ASSERT_EQ(m.cpus(1), 12);
+  m.report_at(1, 16, 8.0);  // late report, still measured with 16 CPUs
+  EXPECT_EQ(m.cpus(1), 12);
+  EXPECT_EQ(m.state(1), "DEC");
+}
+
+TEST(PdpaPolicy, ParameterChangeMovesStableJobs) {
+  PdpaDriver m(60);
+  m.arrive(1, 30);
+  m.arrive(2, 30);
+  m.report(1, 25.5);  // E 0.85 at 30: STABLE
+  m.report(2, 24.0);  // E 0.8 at 30: STABLE
+  ASSERT_EQ(m.state(1), "STABLE");
+  ASSERT_EQ(m.state(2), "STABLE");
+  ASSERT_TRUE(m.policy.set_param("high_eff", "0.95").ok());
+  ASSERT_TRUE(m.policy.set_param("target_eff", "0.82").ok());
+  m.step(Event::param_change, -1);
+  EXPECT_EQ(m.state(1), "STABLE");  // 0.85 ≥ 0.82
+  EXPECT_EQ(m.state(2), "DEC");     // 0.8 < 0.82
+  EXPECT_EQ(m.cpus(2), 26);
+  m.step(Event::param_change, -1);  // applied once
+  EXPECT_EQ(m.cpus(2), 26);
+}
+
+TEST(PdpaPolicy, RejectsBadParametersAndKeepsTheOldOnes) {
+  Pdpa p(Machine{60, 60, 1, 1});
+  EXPECT_EQ(p.parameters().step, 4);
+  EXPECT_FALSE(p.set_param("target_eff", "0.9").ok());  // not < high_eff 0.9
+  auto st = p.set_param("high_eff", "0.5");
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.error().message.find("must be > target_eff (0.7)"), std::string::npos) << st.error().message;
+  EXPECT_FALSE(p.set_param("step", "0").ok());
+  EXPECT_FALSE(p.set_param("step", "two").ok());
+  EXPECT_FALSE(p.set_param("target_eff", "-0.1").ok());
+  EXPECT_FALSE(p.set_param("nosuch", "1").ok());
+  ASSERT_TRUE(p.set_param("max_ml", "4").ok());
+  EXPECT_FALSE(p.set_param("min_ml", "5").ok());
+  EXPECT_DOUBLE_EQ(p.parameters().target_eff, 0.7);
+  EXPECT_DOUBLE_EQ(p.parameters().high_eff, 0.9);
+  EXPECT_EQ(p.parameters().step, 4);
+  EXPECT_EQ(p.parameters().min_ml, 0);
+  ASSERT_TRUE(p.set_param("step", "2").ok());
+  EXPECT_EQ(p.parameters().step, 2);
+}
+
+TEST(PdpaPolicy, RegistryScalesTheStepAndListsParameters) {
+  auto small = make_policy("pdpa", Machine{2, 2, 1, 1});
+  ASSERT_TRUE(small.ok());
+  auto big = make_policy("pdpa", Machine{60, 60, 1, 1}, {{"target_eff", "0.5"}});
+  ASSERT_TRUE(big.ok());
+  auto step_of = [](const Policy& p) {
+    for (const auto& prm : p.params()) {
+      if (prm.name == "step") return prm.value;
+    }
+    return std::string("?");
+  };
+  EXPECT_EQ(step_of(**small), "1");
+  EXPECT_EQ(step_of(**big), "4");
+  EXPECT_EQ((*big)->params().front().value, "0.5");
+}
+
+TEST(PdpaPolicy, ForgetsJobsThatLeft) {
+  PdpaDriver m(8);
+  m.arrive(1, 4);
+  m.arrive(2, 4);
+  ASSERT_NE(m.policy.memory_of(1), nullptr);
+  m.leave(1);
+  EXPECT_EQ(m.policy.memory_of(1), nullptr);
+  EXPECT_NE(m.policy.memory_of(2), nullptr);
+}
