@@ -1,0 +1,54 @@
+/* What every NPB-class kernel shares: command line, wall clock, allocation, verification checks and the
+ * result report. Nothing here keeps state between calls. */
+#ifndef NPB_COMMON_H
+#define NPB_COMMON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Exit statuses shared by all kernels (tests rely on them). */
+enum npb_exit_status {
+    NPB_EXIT_VERIFIED = 0,
+    NPB_EXIT_UNVERIFIED = 1,
+    NPB_EXIT_USAGE = 2,
+};
+
+/* Describes a kernel for --help. */
+struct npb_program {
+    const char *name;        /* "CG" */
+    const char *summary;     /* one line: what it computes */
+    const char *class_sizes; /* one line per class, e.g. "S  n=1400, 15 iterations\n" */
+};
+
+/* Reads the problem class from argv: `prog S`, `prog --class S`, `prog --class=S` or `prog -c S` (case
+ * insensitive; S when absent). Returns true when the kernel should run with *class_id set to 'S', 'W' or 'A';
+ * false when it should exit with *exit_status (0 after --help, NPB_EXIT_USAGE on a bad argument). */
+bool npb_parse_class(int argc, char **argv, const struct npb_program *program, char *class_id,
+                     int *exit_status);
+
+/* Monotonic wall clock in seconds, for timing the benchmarked section. */
+double npb_seconds(void);
+
+/* malloc that reports what it failed to allocate and exits: a kernel cannot do anything useful without it. */
+void *npb_alloc(size_t bytes, const char *what);
+
+/* Prints one verification line ("  <what>: computed, reference, relative error") and returns whether
+ * |value - reference| / |reference| <= epsilon (the form every NPB verification uses). */
+bool npb_check_relative(const char *what, double value, double reference, double epsilon);
+
+/* The result of a run, printed by npb_report. */
+struct npb_result {
+    const char *kernel;    /* "CG" */
+    char class_id;         /* 'S', 'W', 'A' */
+    const char *size;      /* problem size as the spec states it, e.g. "64x64x64" */
+    int iterations;        /* outer iterations timed */
+    double seconds;        /* timed section */
+    double mops;           /* millions of operations per second, by the spec's operation count */
+    const char *operation; /* "floating point", "random numbers generated", "keys ranked" */
+    bool verified;
+};
+
+/* Prints the result block and the VERIFICATION SUCCESSFUL/UNSUCCESSFUL line; returns the exit status. */
+int npb_report(const struct npb_result *result);
+
+#endif /* NPB_COMMON_H */
