@@ -1,0 +1,79 @@
+// The results of one workload run — real (qsubmit), native (qsubmit --native) or simulated (cosched-sim) —
+// in one data model, written in one set of files so that cosched-report compares any of them side by side:
+//
+//   DIR/jobs.csv        one row per job: job, app, class, submit, start, end, wait, response, execution,
+//                       requested, mean_cpus, exit_status
+//   DIR/summary.json    per application class and overall: mean/median response and execution time,
+//                       makespan, CPU utilisation, mean multiprogramming level; plus the run's metadata
+//   DIR/ml.csv          multiprogramming level over time (t, running, queued)
+//   DIR/trace.prv/.pcf/.row   Paraver trace: one row per CPU, state = the job on it (PDPA paper Fig. 5)
+//   DIR/trace.json      the same as a Chrome/Perfetto trace (one track per CPU), plus the ML as a counter
+//
+// Times are seconds since the run began. A job that never started or never ended has start/end = -1 and
+// is reported as such (never silently dropped).
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "cosched/error.hpp"
+
+namespace cosched::results {
+
+// The CPUs a job held during [t0, t1).
+struct CpuSegment {
+  double t0 = 0;
+  double t1 = 0;
+  int cpus = 0;               // how many
+  std::vector<int> cpu_list;  // which (may be empty when unknown, e.g. native runs: then traces spread
+                              // the job over `cpus` rows by its own rule, documented in the writer)
+};
+
+struct JobRecord {
+  std::int64_t id = 0;        // SWF job number
+  std::string app;            // application name (catalog)
+  std::string app_class;      // class label for summaries (catalog "class", else the app name)
+  double submit = 0;
+  double start = -1;
+  double end = -1;
+  int requested = 1;          // CPUs requested (after scaling to this machine)
+  int exit_status = 0;        // the program's exit status (simulation: 0)
+  std::vector<CpuSegment> allocation;
+
+  [[nodiscard]] double wait() const { return start >= 0 ? start - submit : -1; }
+  [[nodiscard]] double response() const { return end >= 0 ? end - submit : -1; }
+  [[nodiscard]] double execution() const { return end >= 0 && start >= 0 ? end - start : -1; }
+  // Time-weighted mean of CPUs held over the execution; `requested` when no segment is known.
+  [[nodiscard]] double mean_cpus() const;
+};
+
+struct MlSample {
+  double t = 0;
+  int running = 0;
+  int queued = 0;
+};
+
+struct Run {
+  std::string name;           // a label for reports: "pdpa", "equip", "native", "sim-pdpa", ...
+  std::string mode;           // "real", "native" or "simulated"
+  std::string policy;         // policy name ("" for native)
+  nlohmann::json params = nlohmann::json::object();  // policy parameters, options
+  int machine_cpus = 1;
+  std::string workload;       // path of the SWF file
+  double time_scale = 1.0;
+  std::vector<JobRecord> jobs;
+  std::vector<MlSample> ml;
+};
+
+// Summary statistics (what summary.json holds).
+nlohmann::json summarize(const Run& run);
+
+// Writes every file above into `dir` (created if needed). Errors name the file.
+Status write_run(const std::string& dir, const Run& run);
+
+// Reads back jobs.csv + summary.json (used by tests and comparison tools).
+Result<Run> read_run(const std::string& dir);
+
+}  // namespace cosched::results
