@@ -2,13 +2,24 @@
 
 #include <time.h>
 
+#include <new>
+
+#include "selfanalyzer/analyzer.hpp"
 #include "tool_state.hpp"
 
 namespace cosched::rt {
 namespace {
 
+// All of this is touched by one thread only: the thread that initialised the tool (the initial thread),
+// which is the one that begins outermost regions. Other threads that begin regions are not measured.
 proto::Arena* g_arena = nullptr;
-std::uint64_t g_regions = 0;
+sa::Analyzer* g_analyzer = nullptr;
+thread_local bool tl_measuring_thread = false;
+
+std::uint64_t g_published_seq = 0;
+proto::Phase g_published_phase = proto::Phase::none;
+std::uint64_t g_seen_generation = 0;
+std::uint32_t g_seen_baseline = 0;
 
 inline std::uint64_t now_ns() noexcept {
   timespec ts;
@@ -16,21 +27,95 @@ inline std::uint64_t now_ns() noexcept {
   return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ULL + static_cast<std::uint64_t>(ts.tv_nsec);
 }
 
-}  // namespace
-
-void measure_init(const Options& /*opt*/, proto::Arena* arena) { g_arena = arena; }
-
-int measure_team_for(int granted) noexcept { return granted; }
-
-void measure_region(std::uintptr_t /*region_id*/, int team) noexcept {
-  if (g_arena == nullptr) return;
-  (void)now_ns;
-  // Single writer: a plain load/store pair is enough, and avoids a locked RMW on the hot path.
-  g_arena->job.regions.store(++g_regions, std::memory_order_relaxed);
-  g_arena->job.last_team.store(team, std::memory_order_relaxed);
+// What the RM changed since the last region: a new placement at the same team size spoils the iteration in
+// progress (threads migrated), and a new baseline allocation takes effect at once.
+inline void follow_rm() noexcept {
+  const auto& rm = g_arena->rm;
+  std::uint64_t gen = rm.generation.load(std::memory_order_relaxed);
+  if (gen != g_seen_generation) {
+    g_seen_generation = gen;
+    g_analyzer->discard_iteration();
+  }
+  std::uint32_t base = rm.baseline_cpus.load(std::memory_order_relaxed);
+  if (base != g_seen_baseline && base <= static_cast<std::uint32_t>(proto::kMaxCpus)) {
+    g_seen_baseline = base;
+    g_analyzer->set_baseline_cpus(static_cast<int>(base));
+  }
 }
 
-void measure_iteration_begin(long /*id*/) noexcept {}
-void measure_iteration_end(long /*id*/) noexcept {}
+// Publishes the analyzer's state into the arena: progress counters always (relaxed stores), the report
+// under the job block's seqlock when a new one exists or the phase moved.
+inline void publish() noexcept {
+  auto& job = g_arena->job;
+  job.iterations.store(g_analyzer->iterations(), std::memory_order_relaxed);
+  proto::Phase phase = g_analyzer->phase();
+  std::uint64_t seq = g_analyzer->report_seq();
+  if (seq == g_published_seq && phase == g_published_phase) return;
+  sa::Report r;
+  bool have = g_analyzer->report(r);
+  std::uint32_t s = job.seq.load(std::memory_order_relaxed);
+  job.seq.store(s + 1, std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_release);
+  job.phase.store(static_cast<std::uint32_t>(phase), std::memory_order_relaxed);
+  job.period.store(g_analyzer->period(), std::memory_order_relaxed);
+  if (have && seq != g_published_seq) {
+    job.speedup.store(r.speedup, std::memory_order_relaxed);
+    job.efficiency.store(r.efficiency, std::memory_order_relaxed);
+    job.iteration_s.store(r.iteration_s, std::memory_order_relaxed);
+    job.baseline_s.store(r.baseline_s, std::memory_order_relaxed);
+    job.spread.store(r.spread, std::memory_order_relaxed);
+    job.amdahl_f.store(r.amdahl_f, std::memory_order_relaxed);
+    job.cpus.store(r.cpus, std::memory_order_relaxed);
+    job.samples.store(r.samples, std::memory_order_relaxed);
+    job.baseline_team.store(r.baseline_team, std::memory_order_relaxed);
+    job.reports.store(r.seq, std::memory_order_relaxed);
+  }
+  job.seq.store(s + 2, std::memory_order_release);
+  g_published_seq = seq;
+  g_published_phase = phase;
+}
+
+}  // namespace
+
+void measure_init(const Options& opt, proto::Arena* arena) {
+  sa::Config c;
+  c.baseline_cpus = opt.baseline_cpus;
+  c.baseline_iterations = opt.baseline_iterations;
+  alignas(sa::Analyzer) static unsigned char storage[sizeof(sa::Analyzer)];
+  g_analyzer = new (storage) sa::Analyzer(c);  // sizes its arrays now; nothing allocates later
+  g_arena = arena;
+  g_seen_generation = arena->rm.generation.load(std::memory_order_relaxed);
+  tl_measuring_thread = true;
+  follow_rm();
+  publish();
+}
+
+int measure_team_for(int granted) noexcept {
+  if (!tl_measuring_thread) return granted;
+  return g_analyzer->team_for(granted);
+}
+
+void measure_region(std::uintptr_t region_id, int team) noexcept {
+  if (!tl_measuring_thread) return;
+  follow_rm();
+  g_analyzer->on_region(static_cast<std::uint64_t>(region_id), now_ns(), team);
+  auto& job = g_arena->job;
+  job.regions.store(g_analyzer->regions(), std::memory_order_relaxed);
+  job.last_team.store(team, std::memory_order_relaxed);
+  publish();
+}
+
+void measure_iteration_begin(long id) noexcept {
+  if (!tl_measuring_thread) return;
+  follow_rm();
+  g_analyzer->on_iteration_begin(id, now_ns(), g_analyzer->team_for(granted_team()));
+  publish();
+}
+
+void measure_iteration_end(long id) noexcept {
+  if (!tl_measuring_thread) return;
+  g_analyzer->on_iteration_end(id, now_ns(), g_analyzer->team_for(granted_team()));
+  publish();
+}
 
 }  // namespace cosched::rt

@@ -104,6 +104,7 @@ class Daemon {
   std::map<policy::JobId, Job> jobs_;         // by id = admission order
   std::map<int, policy::JobId> pidfds_;       // pidfd → job
   std::map<policy::JobId, std::deque<WhyEntry>> departed_why_;  // `why` for recently departed jobs
+  std::deque<nlohmann::json> recent_decisions_;  // the decision log's latest entries, for `decisions`
   policy::JobId next_id_ = 1;
   bool may_start_ = false;
   std::string may_start_reason_;

@@ -130,6 +130,20 @@ void Daemon::handle_ctl(Conn& c, const wire::Frame& f) {
     running_ = false;
     return reply({{"ok", true}});
   }
+  if (cmd == "decisions") {
+    // The decision log's recent entries (newest last) with t > since: how qsubmit records the decisions of
+    // an RM it did not start.
+    double since = -1;
+    if (req.contains("since")) {
+      if (!req["since"].is_number()) return reply(error_reply("field 'since' must be a number (seconds)"));
+      since = req["since"];
+    }
+    json out = json::array();
+    for (const auto& e : recent_decisions_) {
+      if (e.value("t", 0.0) > since) out.push_back(e);
+    }
+    return reply({{"ok", true}, {"now", now()}, {"decisions", out}});
+  }
   if (cmd == "policies") {
     json list = json::array();
     for (const auto& p : policy::list_policies()) list.push_back({{"name", p.name}, {"summary", p.summary}});
@@ -167,7 +181,7 @@ void Daemon::handle_ctl(Conn& c, const wire::Frame& f) {
     decide(policy::Event::param_change, -1);
     return reply(status_json());
   }
-  return reply(error_reply("unknown command '" + cmd + "' (status, may_start, policy, set, why, policies, shutdown)"));
+  return reply(error_reply("unknown command '" + cmd + "' (status, may_start, policy, set, why, decisions, policies, shutdown)"));
 }
 
 }  // namespace cosched::rm

@@ -18,6 +18,7 @@ namespace {
 constexpr std::size_t kWhyDepth = 32;
 constexpr std::size_t kHistoryDepth = 16;
 constexpr std::size_t kDepartedKept = 256;
+constexpr std::size_t kRecentDecisions = 4096;  // served by the `decisions` control request
 
 int pidfd_open(pid_t pid) { return static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)); }
 
@@ -216,14 +217,17 @@ void Daemon::apply(const policy::Decision& d, policy::Event event, policy::JobId
 
   bool noteworthy = changed || ml_changed || event == policy::Event::arrival || event == policy::Event::departure ||
                     event == policy::Event::report || event == policy::Event::param_change;
-  if (noteworthy && log_.is_open()) {
-    log_.write({{"t", now()},
-                {"event", policy::to_string(event)},
-                {"subject", subject},
-                {"policy", policy_->name()},
-                {"may_start", d.may_start},
-                {"may_start_reason", d.may_start_reason},
-                {"jobs", jobs_json}});
+  if (noteworthy) {
+    nlohmann::json entry = {{"t", now()},
+                            {"event", policy::to_string(event)},
+                            {"subject", subject},
+                            {"policy", policy_->name()},
+                            {"may_start", d.may_start},
+                            {"may_start_reason", d.may_start_reason},
+                            {"jobs", jobs_json}};
+    log_.write(entry);
+    recent_decisions_.push_back(std::move(entry));
+    while (recent_decisions_.size() > kRecentDecisions) recent_decisions_.pop_front();
   }
 }
 

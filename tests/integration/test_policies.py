@@ -1,0 +1,72 @@
+#!/usr/bin/python3
+"""Space-sharing policies on real jobs (PDPA paper §4): PDPA shrinks a job that does not scale once it is
+measured and then lets another job start (its multiprogramming-level rule); Equipartition does neither."""
+import unittest
+
+from harness import RmTestCase, program, wait_for
+
+WORK = ["--iterations", "100000", "--work-ms", "30", "--quiet"]
+
+
+class Pdpa(RmTestCase):
+    def test_non_scalable_job_is_reduced_and_may_start_turns_yes(self):
+        rm = self.start_rm(policy="pdpa")
+        job = self.start_job([program("amdahl-clang"), "--serial-fraction", "1.0"] + WORK, rm, request=2)
+        wait_for(lambda: (rm.job(job.pid) or {}).get("allocated") == 2, what="NO_REF allocation of 2")
+        self.assertFalse(rm.status()["may_start"], "no free CPU yet: may-start must say no")
+        wait_for(lambda: rm.job(job.pid)["allocated"] == 1, timeout=60, interval=0.1, what="PDPA to reduce it to 1 CPU")
+        j = rm.job(job.pid)
+        self.assertIn(j["policy_state"], ("DEC", "STABLE"))
+        self.assertLess(j["efficiency"], 0.7)
+        self.assertEqual(len(j["cpus"]), 1)
+        wait_for(lambda: rm.status()["may_start"], timeout=10, what="may-start yes")
+        r = rm.ctl("may-start", check=False)
+        self.assertEqual(r.returncode, 0, r.stdout)
+        self.assertTrue(r.stdout.startswith("yes"), r.stdout)
+        why = rm.ctl("why", str(j["id"])).stdout
+        self.assertIn("DEC", why)
+        self.assertIn("target_eff", why)
+
+    def test_scalable_job_keeps_its_cpus(self):
+        rm = self.start_rm(policy="pdpa")
+        job = self.start_job([program("amdahl-clang"), "--serial-fraction", "0"] + WORK, rm, request=2)
+
+        def judged():
+            j = rm.job(job.pid)
+            return j and j.get("speedup") is not None and j["policy_state"] in ("INC", "STABLE", "DEC")
+
+        wait_for(judged, timeout=60, interval=0.1, what="a PDPA judgement")
+        for _ in range(3):  # still 2 after a few more reports
+            n = rm.job(job.pid)["reports"]
+            wait_for(lambda: rm.job(job.pid)["reports"] > n, timeout=30, what="another report")
+            self.assertEqual(rm.job(job.pid)["allocated"], 2, rm.job(job.pid))
+
+
+class Equipartition(RmTestCase):
+    def test_first_job_keeps_its_request_whatever_its_speedup(self):
+        rm = self.start_rm(policy="equip")
+        job = self.start_job([program("amdahl-clang"), "--serial-fraction", "1.0"] + WORK, rm, request=2)
+        wait_for(lambda: (rm.job(job.pid) or {}).get("speedup") is not None, timeout=60, what="a report")
+        n = rm.job(job.pid)["reports"]
+        wait_for(lambda: rm.job(job.pid)["reports"] > n + 1, timeout=30, what="more reports")
+        self.assertEqual(rm.job(job.pid)["allocated"], 2)
+
+
+class RuntimeSwitch(RmTestCase):
+    def test_policy_switch_and_parameters(self):
+        rm = self.start_rm(policy="equip")
+        st = rm.status()
+        self.assertEqual(st["policy"], "equip")
+        r = rm.ctl("policy", "pdpa", "target_eff=0.6", "--json")
+        self.assertIn('"policy": "pdpa"', r.stdout)
+        st = rm.status()
+        self.assertEqual(st["policy"], "pdpa")
+        self.assertEqual(float(st["params"]["target_eff"]), 0.6)
+        bad = rm.ctl("set", "target_eff=2", check=False)
+        self.assertNotEqual(bad.returncode, 0)
+        self.assertIn("target_eff", bad.stderr)
+        self.assertEqual(float(rm.status()["params"]["target_eff"]), 0.6)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)

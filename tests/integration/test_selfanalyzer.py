@@ -1,0 +1,78 @@
+#!/usr/bin/python3
+"""The SelfAnalyzer inside unmodified binaries: period detection, baseline, speedup reported through the
+arena and shown by `cosched-ctl status --json` (PDPA paper §3.1), on 2 CPUs with the synthetic Amdahl
+program whose true speedup is known: S(2) = 1 / (F + (1 - F) / 2) for serial fraction F."""
+import statistics
+import unittest
+
+from harness import RmTestCase, program, wait_for
+
+WORK = ["--iterations", "100000", "--work-ms", "30", "--quiet"]
+
+
+def measured(rm, pid, reports=3):
+    """Median of `reports` distinct speedup reports taken at 2 CPUs (each is already a median of 5)."""
+    seen = {}
+
+    def enough():
+        j = rm.job(pid)
+        if j and j.get("speedup") is not None and j.get("measured_cpus") == 2 and j["phase"] == "measuring":
+            seen[j["reports"]] = j
+        return len(seen) >= reports
+
+    wait_for(enough, timeout=60, interval=0.1, what=f"{reports} speedup reports")
+    last = seen[max(seen)]
+    return statistics.median(j["speedup"] for j in seen.values()), last
+
+
+class SpeedupOfUnmodifiedBinaries(RmTestCase):
+    def check(self, binary, serial, low, high):
+        rm = self.start_rm()
+        job = self.start_job([program(binary), "--serial-fraction", str(serial)] + WORK, rm, request=2)
+        speedup, report = measured(rm, job.pid)
+        self.assertEqual(report["period"], 1)
+        self.assertEqual(report["allocated"], 2)
+        self.assertGreater(report["baseline_s"], 0)
+        self.assertGreaterEqual(speedup, low, report)
+        self.assertLessEqual(speedup, high, report)
+        self.assertAlmostEqual(report["efficiency"], report["speedup"] / 2, places=6)
+        return speedup
+
+    def test_perfectly_parallel(self):
+        self.check("amdahl-clang", 0.0, 1.6, 2.1)
+
+    def test_half_serial(self):
+        self.check("amdahl-clang", 0.5, 1.15, 1.5)
+
+    def test_gcc_binary_on_libomp(self):
+        self.check("amdahl-gcc", 0.0, 1.6, 2.1)
+
+    def test_several_regions_per_iteration(self):
+        rm = self.start_rm()
+        job = self.start_job([program("amdahl-clang"), "--regions", "3"] + WORK, rm, request=2)
+        _, report = measured(rm, job.pid, reports=1)
+        self.assertEqual(report["period"], 3)
+
+    def test_non_iterative_program_reports_nothing(self):
+        rm = self.start_rm()
+        job = self.start_job([program("amdahl-nonperiodic-clang"), "--regions", "4"] + WORK, rm, request=2)
+        wait_for(lambda: (rm.job(job.pid) or {}).get("regions", 0) >= 200, timeout=60, what="200 regions")
+        j = rm.job(job.pid)
+        self.assertIsNone(j["speedup"], j)
+        self.assertEqual(j["period"], 0)
+        self.assertEqual(j["allocated"], 2)
+
+    def test_explicit_api_agrees_with_detection(self):
+        speedups = {}
+        for binary in ("amdahl-clang", "amdahl-clang-relinked"):
+            rm = self.start_rm()
+            job = self.start_job([program(binary), "--serial-fraction", "0.25"] + WORK, rm, request=2)
+            speedups[binary], _ = measured(rm, job.pid)
+            job.kill()
+            rm.stop()
+        detected, explicit = speedups["amdahl-clang"], speedups["amdahl-clang-relinked"]
+        self.assertLessEqual(abs(explicit - detected) / detected, 0.10, speedups)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
