@@ -1,0 +1,75 @@
+#include <gtest/gtest.h>
+
+#include "placement.hpp"
+
+using cosched::CpuSet;
+using cosched::rm::place;
+using cosched::rm::PlaceRequest;
+
+namespace {
+std::vector<int> range(int n) {
+  std::vector<int> v;
+  for (int i = 0; i < n; ++i) v.push_back(i);
+  return v;
+}
+std::string s(const CpuSet& c) { return c.to_string(); }
+}  // namespace
+
+TEST(Placement, DisjointCompactBlocksForNewJobs) {
+  auto out = place(range(8), {{1, 4, {}}, {2, 2, {}}, {3, 2, {}}});
+  EXPECT_EQ(s(out[1]), "0-3");
+  EXPECT_EQ(s(out[2]), "4-5");
+  EXPECT_EQ(s(out[3]), "6-7");
+}
+
+TEST(Placement, KeepsCurrentCpusWhenShrinking) {
+  // Job 1 held 0-3; now it gets 2 and a newcomer 2: job 1 keeps the first two it had.
+  auto out = place(range(4), {{1, 2, CpuSet::range(0, 3)}, {2, 2, {}}});
+  EXPECT_EQ(s(out[1]), "0-1");
+  EXPECT_EQ(s(out[2]), "2-3");
+}
+
+TEST(Placement, StableAcrossReallocationsOfOthers) {
+  // Job 2 sits on 4-5; job 1 shrinks from 0-3 to 0-1 and job 3 arrives: job 2 does not move.
+  auto out = place(range(8), {{1, 2, CpuSet::range(0, 3)}, {2, 2, CpuSet::range(4, 5)}, {3, 4, {}}});
+  EXPECT_EQ(s(out[2]), "4-5");
+  EXPECT_EQ(s(out[1]), "0-1");
+  EXPECT_EQ(s(out[3]), "2-3,6-7");
+}
+
+TEST(Placement, GrowsNextToWhatItHas) {
+  auto out = place(range(8), {{1, 3, CpuSet::of({5})}, {2, 1, CpuSet::of({0})}});
+  EXPECT_EQ(s(out[2]), "0");
+  EXPECT_TRUE(out[1].test(5));
+  EXPECT_EQ(out[1].count(), 3);
+  EXPECT_EQ(out[1].last() - out[1].first(), 2) << s(out[1]);  // contiguous around CPU 5
+}
+
+TEST(Placement, OversubscriptionSpreadsEvenly) {
+  // Four jobs of 1 CPU on 2 CPUs: two per CPU, never three.
+  auto out = place(range(2), {{1, 1, {}}, {2, 1, {}}, {3, 1, {}}, {4, 1, {}}});
+  int on0 = 0;
+  for (auto& [id, set] : out) {
+    EXPECT_EQ(set.count(), 1);
+    on0 += set.test(0);
+  }
+  EXPECT_EQ(on0, 2);
+}
+
+TEST(Placement, UsesTopologyOrderNotNumbers) {
+  // SMT sibling numbering 0,4 / 1,5 ...: compact in topology order means siblings together.
+  std::vector<int> order = {0, 4, 1, 5, 2, 6, 3, 7};
+  auto out = place(order, {{1, 2, {}}, {2, 2, {}}});
+  EXPECT_EQ(s(out[1]), "0,4");
+  EXPECT_EQ(s(out[2]), "1,5");
+}
+
+TEST(Placement, IgnoresCpusOutsideTheManagedSet) {
+  auto out = place({2, 3}, {{1, 2, CpuSet::range(0, 3)}});
+  EXPECT_EQ(s(out[1]), "2-3");
+}
+
+TEST(Placement, CountsAboveTheMachineAreClamped) {
+  auto out = place(range(2), {{1, 5, {}}});
+  EXPECT_EQ(s(out[1]), "0-1");
+}
