@@ -1,0 +1,70 @@
+#!/usr/bin/python3
+"""Per-region cost of empty outermost parallel regions, native vs the same binary under cosched with a
+running RM, alternating runs; prints medians and the ratio (docs/performance.md, "Per-region cost").
+
+  bench/region_cost/run.py [--build DIR] [--runs N] [--regions N] [--threads T]
+"""
+import argparse
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def run(cmd, env):
+    out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True).stdout
+    fields = out.split()
+    return float(fields[fields.index("region_us") + 1]), int(fields[fields.index("team") + 1])
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--build", default=os.path.join(os.path.dirname(__file__), "../../build/release"))
+    ap.add_argument("--runs", type=int, default=7, help="alternating runs per variant (default 7)")
+    ap.add_argument("--regions", type=int, default=200000, help="regions per repetition (default 200000)")
+    ap.add_argument("--threads", type=int, default=2)
+    a = ap.parse_args()
+    b = os.path.abspath(a.build)
+    rm_bin, run_bin = f"{b}/rm/cosched-rm", f"{b}/libruntime/launcher/cosched-run"
+    libomp = subprocess.run(["sh", "-c", "ls /usr/lib/llvm-*/lib/libomp.so.5 | head -1"], capture_output=True,
+                            text=True).stdout.strip()
+    tmp = tempfile.mkdtemp(prefix="cosched-bench-")
+    sock = os.path.join(tmp, "rm.sock")
+    cpus = f"0-{a.threads - 1}"
+    rm = subprocess.Popen([rm_bin, "--foreground", "--socket", sock, "--cpus", cpus, "--log-level", "warn"],
+                          stderr=subprocess.DEVNULL)
+    try:
+        while not os.path.exists(sock):
+            time.sleep(0.02)
+        base = dict(os.environ, OMP_NUM_THREADS=str(a.threads), KMP_AFFINITY="disabled")
+        variants = {
+            "clang native": ([f"{b}/bin/region_cost-clang"], base),
+            "clang cosched": ([run_bin, "--socket", sock, "--", f"{b}/bin/region_cost-clang"], base),
+            "gcc-on-libomp native": ([f"{b}/bin/region_cost-gcc"], dict(base, LD_PRELOAD=libomp)),
+            "gcc cosched": ([run_bin, "--socket", sock, "--", f"{b}/bin/region_cost-gcc"], base),
+        }
+        results = {k: [] for k in variants}
+        for i in range(a.runs):
+            for name, (cmd, env) in variants.items():
+                us, team = run(cmd + ["--regions", str(a.regions)], env)
+                if team != a.threads:
+                    sys.exit(f"{name}: regions ran with {team} threads, expected {a.threads}")
+                results[name].append(us)
+            print(f"run {i + 1}/{a.runs} done", file=sys.stderr)
+    finally:
+        rm.send_signal(signal.SIGTERM)
+        rm.wait()
+    med = {k: statistics.median(v) for k, v in results.items()}
+    print(f"{'variant':24} {'median us/region':>16} {'min':>8} {'max':>8}")
+    for k, v in results.items():
+        print(f"{k:24} {med[k]:16.4f} {min(v):8.4f} {max(v):8.4f}")
+    for compiler, native in (("clang", "clang native"), ("gcc", "gcc-on-libomp native")):
+        ours = med[f"{compiler} cosched"]
+        print(f"{compiler}: cosched/native = {ours / med[native]:.3f}, overhead = {ours - med[native]:+.4f} us/region")
+
+
+if __name__ == "__main__":
+    main()
