@@ -14,6 +14,11 @@
 #include "rm_client.hpp"
 #include "tool_state.hpp"
 
+// Weak: the OpenMP runtime that loaded us provides them. Weak references let a non-OpenMP program link
+// libcosched (explicit API only) without an OpenMP runtime; the callbacks below only ever run under libomp.
+#pragma weak omp_get_level
+#pragma weak omp_set_num_threads
+
 namespace cosched::rt {
 namespace {
 

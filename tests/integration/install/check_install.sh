@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Installs the build into a temporary prefix and checks the layout, then builds a relinked program
+# against the installed package twice: with CMake's find_package(Cosched) and with pkg-config.
+set -euo pipefail
+build=$1
+prefix=$(mktemp -d /tmp/cosched-install-XXXXXX)
+trap 'rm -rf "$prefix"' EXIT
+cmake --install "$build" --prefix "$prefix" >/dev/null
+for f in bin/cosched-rm bin/cosched-ctl bin/cosched-run lib/libcosched.so include/cosched/selfanalyzer.h \
+         lib/cmake/Cosched/CoschedConfig.cmake lib/pkgconfig/cosched.pc; do
+  [ -e "$prefix/$f" ] || { echo "missing after install: $f"; exit 1; }
+done
+"$prefix/bin/cosched-rm" --help >/dev/null
+"$prefix/bin/cosched-run" --help >/dev/null
+
+src=$(mktemp -d /tmp/cosched-consumer-XXXXXX)
+trap 'rm -rf "$prefix" "$src"' EXIT
+cat > "$src/main.c" <<'C'
+#include <cosched/selfanalyzer.h>
+#include <stdio.h>
+int main(void) {
+  cosched_iter_begin(1);
+  cosched_iter_end(1);
+  printf("allocation %d\n", cosched_allocation());  /* 0: not under cosched */
+  return 0;
+}
+C
+cat > "$src/CMakeLists.txt" <<'CM'
+cmake_minimum_required(VERSION 3.25)
+project(consumer C)
+find_package(Cosched REQUIRED)
+add_executable(consumer main.c)
+target_link_libraries(consumer PRIVATE Cosched::cosched)
+CM
+cmake -S "$src" -B "$src/build" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
+cmake --build "$src/build" >/dev/null
+out=$("$src/build/consumer")
+[ "$out" = "allocation 0" ] || { echo "consumer printed: $out"; exit 1; }
+PKG_CONFIG_PATH="$prefix/lib/pkgconfig" cc -o "$src/pc" "$src/main.c" $(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags --libs cosched)
+[ "$("$src/pc")" = "allocation 0" ]
+echo "install layout and package OK ($prefix)"
