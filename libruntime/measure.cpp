@@ -81,6 +81,7 @@ void measure_init(const Options& opt, proto::Arena* arena) {
   sa::Config c;
   c.baseline_cpus = opt.baseline_cpus;
   c.baseline_iterations = opt.baseline_iterations;
+  c.max_period = opt.max_period;
   alignas(sa::Analyzer) static unsigned char storage[sizeof(sa::Analyzer)];
   g_analyzer = new (storage) sa::Analyzer(c);  // sizes its arrays now; nothing allocates later
   g_arena = arena;

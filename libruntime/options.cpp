@@ -54,6 +54,7 @@ Options read_options() {
   o.connect_timeout_ms = env_int("COSCHED_CONNECT_TIMEOUT_MS", o.connect_timeout_ms);
   o.baseline_cpus = env_int("COSCHED_BASELINE", o.baseline_cpus);
   o.baseline_iterations = env_int("COSCHED_BASELINE_ITERATIONS", o.baseline_iterations);
+  o.max_period = env_int("COSCHED_MAX_PERIOD", o.max_period);
   return o;
 }
 

@@ -13,6 +13,10 @@ struct Options {
   bool disabled = false;      // COSCHED_DISABLE=1: the tool does nothing at all
   int baseline_cpus = 1;      // COSCHED_BASELINE (SelfAnalyzer baseline allocation)
   int baseline_iterations = 3;  // COSCHED_BASELINE_ITERATIONS
+  // COSCHED_MAX_PERIOD: longest period (regions per iteration) the detector searches. 128 covers codes
+  // with one parallel loop per vector operation (NPB CG: 79 regions per iteration); the per-region cost
+  // grows with it (docs/performance.md).
+  int max_period = 128;
 };
 
 Options read_options();

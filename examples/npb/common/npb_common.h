@@ -26,6 +26,11 @@ struct npb_program {
 bool npb_parse_class(int argc, char **argv, const struct npb_program *program, char *class_id,
                      int *exit_status);
 
+/* `--iterations N` on the command line: run N outer iterations instead of the class's count (long runs for
+ * scheduling experiments; the result cannot be verified then). Returns N, or 0 when absent. A bad N is
+ * reported by npb_parse_class. */
+int npb_iterations_override(int argc, char **argv);
+
 /* Monotonic wall clock in seconds, for timing the benchmarked section. */
 double npb_seconds(void);
 
@@ -46,9 +51,11 @@ struct npb_result {
     double mops;           /* millions of operations per second, by the spec's operation count */
     const char *operation; /* "floating point", "random numbers generated", "keys ranked" */
     bool verified;
+    bool skipped;          /* --iterations changed the run: no reference value applies */
 };
 
-/* Prints the result block and the VERIFICATION SUCCESSFUL/UNSUCCESSFUL line; returns the exit status. */
+/* Prints the result block and the VERIFICATION SUCCESSFUL/UNSUCCESSFUL/SKIPPED line; returns the exit
+ * status (a skipped verification is not a failure). */
 int npb_report(const struct npb_result *result);
 
 #endif /* NPB_COMMON_H */

@@ -1,0 +1,58 @@
+#!/usr/bin/python3
+"""NPB-class kernels under cosched: every kernel verifies at class S when run through cosched-run with a
+live RM (clang and gcc builds, plain and relinked), and the SelfAnalyzer finds the iterative structure of
+CG and MG in the unmodified binaries and reports a speedup."""
+import os
+import unittest
+
+from harness import BIN, RmTestCase, program, wait_for
+
+KERNELS = ("ep", "cg", "mg", "is", "ft")
+
+
+class NpbUnderCosched(RmTestCase):
+    def test_every_kernel_verifies_at_class_s(self):
+        rm = self.start_rm()
+        failures = []
+        for kernel in KERNELS:
+            for compiler in ("clang", "gcc"):
+                for variant in ("", "-relinked"):
+                    name = f"npb-{kernel}-{compiler}{variant}"
+                    if not os.path.exists(os.path.join(BIN, name)):
+                        self.skipTest(f"{name} not built")
+                    job = self.start_job([program(name), "S"], rm, request=2)
+                    rc = job.wait(timeout=120)
+                    out = "\n".join(job.lines())
+                    if rc != 0 or "VERIFICATION SUCCESSFUL" not in out:
+                        failures.append(f"{name}: exit {rc}\n{job.stderr()[-500:]}")
+                    elif "no resource manager" in job.stderr():
+                        failures.append(f"{name}: did not register with the RM")
+        self.assertEqual(failures, [])
+        decisions = [d for d in rm.decisions() if d["event"] == "arrival"]
+        self.assertEqual(len(decisions), 20, "every run registered with the RM")
+
+    def check_period_found(self, binary, args):
+        rm = self.start_rm()
+        job = self.start_job([program(binary)] + args, rm, request=2)
+
+        def reported():
+            j = rm.job(job.pid)
+            return j if j and j.get("speedup") is not None else None
+
+        j = wait_for(reported, timeout=120, interval=0.2, what=f"{binary}: a speedup report")
+        self.assertGreaterEqual(j["period"], 2, j)
+        self.assertGreater(j["speedup"], 0)
+        job.kill()
+        return j
+
+    def test_cg_period_detected(self):
+        j = self.check_period_found("npb-cg-gcc", ["W", "--iterations", "400"])
+        print(f"CG: period {j['period']} speedup {j['speedup']:.2f} at {j['measured_cpus']} CPUs")
+
+    def test_mg_period_detected(self):
+        j = self.check_period_found("npb-mg-clang", ["S", "--iterations", "3000"])
+        print(f"MG: period {j['period']} speedup {j['speedup']:.2f} at {j['measured_cpus']} CPUs")
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
