@@ -88,8 +88,8 @@ class KillNine(RmTestCase):
         self.assertEqual(b.wait(), 0)
         self.assertEqual(a.teams()[-1], "2", "the job did not return to its native team size")
         self.assertIn("resource manager went away", a.stderr())
-        wait_for(lambda: not any(d.startswith("cosched.") for d in os.listdir("/sys/fs/cgroup/cpuset"))
-                 if os.path.isdir("/sys/fs/cgroup/cpuset") else True, timeout=5, what="the RM's cgroups removed")
+        rm_cgroup = f"/sys/fs/cgroup/cpuset/cosched.{rm.proc.pid}"
+        wait_for(lambda: not os.path.exists(rm_cgroup), timeout=5, what=f"{rm_cgroup} removed by the guard")
 
 
 class CleanShutdown(RmTestCase):
