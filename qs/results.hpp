@@ -6,11 +6,14 @@
 //   DIR/summary.json    per application class and overall: mean/median response and execution time,
 //                       makespan, CPU utilisation, mean multiprogramming level; plus the run's metadata
 //   DIR/ml.csv          multiprogramming level over time (t, running, queued)
+//   DIR/allocation.csv  every CpuSegment (job, t0, t1, cpus, cpu_list) so that read_run gets the whole Run back
 //   DIR/trace.prv/.pcf/.row   Paraver trace: one row per CPU, state = the job on it (PDPA paper Fig. 5)
 //   DIR/trace.json      the same as a Chrome/Perfetto trace (one track per CPU), plus the ML as a counter
 //
 // Times are seconds since the run began. A job that never started or never ended has start/end = -1 and
 // is reported as such (never silently dropped).
+//
+// docs/results.md documents every column, the formulas (utilisation, mean ML) and the trace placement rule.
 #pragma once
 
 #include <cstdint>
@@ -47,6 +50,9 @@ struct JobRecord {
   [[nodiscard]] double execution() const { return end >= 0 && start >= 0 ? end - start : -1; }
   // Time-weighted mean of CPUs held over the execution; `requested` when no segment is known.
   [[nodiscard]] double mean_cpus() const;
+  // CPU·seconds held: Σ cpus·(t1−t0) over the segments; requested × execution when no segment is known;
+  // 0 for a job that never ran.
+  [[nodiscard]] double cpu_seconds() const;
 };
 
 struct MlSample {
@@ -70,10 +76,15 @@ struct Run {
 // Summary statistics (what summary.json holds).
 nlohmann::json summarize(const Run& run);
 
+// The ML a run would have sampled, rebuilt from its jobs' submit/start/end: one sample per distinct event
+// time. write_run uses it when `run.ml` is empty; cosched-sim may use it instead of sampling.
+std::vector<MlSample> derive_ml(const std::vector<JobRecord>& jobs);
+
 // Writes every file above into `dir` (created if needed). Errors name the file.
 Status write_run(const std::string& dir, const Run& run);
 
-// Reads back jobs.csv + summary.json (used by tests and comparison tools).
+// Reads back jobs.csv + summary.json, and allocation.csv + ml.csv when present (used by tests and comparison
+// tools). Errors name the file, line and column.
 Result<Run> read_run(const std::string& dir);
 
 }  // namespace cosched::results

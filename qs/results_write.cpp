@@ -1,0 +1,80 @@
+// write_run: every file of a run directory (listed in qs/results.hpp, columns in docs/results.md). Each file
+// is written whole and renamed into place, so cosched-report running during a run sees old or new, never half.
+#include <filesystem>
+#include <system_error>
+
+#include "qs/results.hpp"
+#include "qs/results_text.hpp"
+#include "qs/trace_placement.hpp"
+#include "qs/trace_writers.hpp"
+
+namespace cosched::results {
+
+namespace {
+
+using text::csv_field;
+using text::number;
+
+std::string jobs_csv(const Run& run) {
+  std::string out = "job,app,class,submit,start,end,wait,response,execution,requested,mean_cpus,exit_status\n";
+  for (const JobRecord& j : run.jobs) {
+    out += std::to_string(j.id) + "," + csv_field(j.app) + "," + csv_field(j.app_class) + "," + number(j.submit) + "," +
+           number(j.start) + "," + number(j.end) + "," + number(j.wait()) + "," + number(j.response()) + "," +
+           number(j.execution()) + "," + std::to_string(j.requested) + "," + number(j.mean_cpus()) + "," +
+           std::to_string(j.exit_status) + "\n";
+  }
+  return out;
+}
+
+std::string ml_csv(const std::vector<MlSample>& ml) {
+  std::string out = "t,running,queued\n";
+  for (const MlSample& m : ml) {
+    out += number(m.t) + "," + std::to_string(m.running) + "," + std::to_string(m.queued) + "\n";
+  }
+  return out;
+}
+
+std::string allocation_csv(const Run& run) {
+  std::string out = "job,t0,t1,cpus,cpu_list\n";
+  for (const JobRecord& j : run.jobs) {
+    for (const CpuSegment& s : j.allocation) {
+      // Not CpuSet::to_string: the list is kept as given (order, duplicates) so a read gives it back as is.
+      std::string list;
+      for (int cpu : s.cpu_list) list += (list.empty() ? "" : " ") + std::to_string(cpu);
+      out += std::to_string(j.id) + "," + number(s.t0) + "," + number(s.t1) + "," + std::to_string(s.cpus) + "," +
+             list + "\n";
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+Status write_run(const std::string& dir, const Run& run) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return make_error(Errc::io_error, dir + ": cannot create directory: " + ec.message());
+
+  std::vector<MlSample> ml = run.ml.empty() ? derive_ml(run.jobs) : run.ml;
+  std::string summary = summarize(run).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  Placement placement = place_on_cpus(run);
+  ParaverTrace paraver = paraver_trace(run, placement, ml);
+
+  // jobs.csv last: once it exists, every other file of a first write exists too.
+  const std::pair<const char*, std::string> files[] = {
+      {"ml.csv", ml_csv(ml)},
+      {"allocation.csv", allocation_csv(run)},
+      {"summary.json", std::move(summary)},
+      {"trace.prv", std::move(paraver.prv)},
+      {"trace.pcf", std::move(paraver.pcf)},
+      {"trace.row", std::move(paraver.row)},
+      {"trace.json", chrome_trace(run, placement, ml)},
+      {"jobs.csv", jobs_csv(run)},
+  };
+  for (const auto& [name, content] : files) {
+    if (Status s = text::write_file_atomically((std::filesystem::path(dir) / name).string(), content); !s) return s;
+  }
+  return {};
+}
+
+}  // namespace cosched::results
