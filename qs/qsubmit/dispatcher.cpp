@@ -1,0 +1,85 @@
+#include "dispatcher.hpp"
+
+#include <algorithm>
+#include <limits>
+
+namespace cosched::qsubmit {
+
+Dispatcher::Dispatcher(std::vector<qs::QueuedJob> jobs, DispatcherConfig config)
+    : config_(config), total_(static_cast<int>(jobs.size())) {
+  std::stable_sort(jobs.begin(), jobs.end(), [](const auto& a, const auto& b) { return a.submit < b.submit; });
+  future_.assign(jobs.begin(), jobs.end());
+}
+
+void Dispatcher::advance(double now) {
+  while (!future_.empty() && future_.front().submit <= now) {
+    if (queue_.empty()) answer_.reset();  // an answer from before the queue emptied says nothing now
+    queue_.push_back(future_.front());
+    future_.pop_front();
+    changed_ = true;
+  }
+}
+
+bool Dispatcher::rm_knows_every_job(double now) const {
+  return std::all_of(running_.begin(), running_.end(), [&](const auto& entry) {
+    return entry.second.registered || now - entry.second.started >= config_.registration_grace;
+  });
+}
+
+bool Dispatcher::wants_rm_answer(double now) const {
+  // An empty machine admits a job without asking (qs::may_start); so does a fixed ML.
+  if (!asks_rm() || queue_.empty() || running_.empty()) return false;
+  if (!rm_knows_every_job(now)) return false;
+  return changed_ || now - last_question_ >= config_.query_interval;
+}
+
+void Dispatcher::rm_answered(bool may_start, double now) {
+  answer_ = may_start;
+  last_question_ = now;
+  changed_ = false;
+}
+
+std::optional<qs::QueuedJob> Dispatcher::start_next(double now) {
+  if (queue_.empty()) return std::nullopt;
+  bool rm_says_yes = answer_.value_or(false) && rm_knows_every_job(now);
+  if (!qs::may_start(running(), config_.fixed_ml, rm_says_yes)) return std::nullopt;
+
+  int index = qs::select_next(queue_, config_.selection);
+  qs::QueuedJob job = queue_[static_cast<std::size_t>(index)];
+  queue_.erase(queue_.begin() + index);
+  running_[job.id] = Running{now, false};
+  // The answer admitted this one job; the next needs a new answer, given once the RM has seen this one.
+  answer_.reset();
+  changed_ = true;
+  return job;
+}
+
+void Dispatcher::registered(std::int64_t id) {
+  auto it = running_.find(id);
+  if (it == running_.end() || it->second.registered) return;
+  it->second.registered = true;
+  answer_.reset();
+  changed_ = true;
+}
+
+void Dispatcher::ended(std::int64_t id) {
+  if (running_.erase(id) == 0) return;
+  ++done_;
+  answer_.reset();
+  changed_ = true;
+}
+
+double Dispatcher::next_deadline(double now) const {
+  double next = std::numeric_limits<double>::infinity();
+  if (!future_.empty()) next = future_.front().submit;
+  if (!asks_rm() || queue_.empty() || running_.empty()) return next;
+  if (!rm_knows_every_job(now)) {
+    for (const auto& [id, r] : running_) {
+      if (!r.registered) next = std::min(next, r.started + config_.registration_grace);
+    }
+    return next;
+  }
+  return std::min(next, changed_ ? now : last_question_ + config_.query_interval);
+}
+
+}  // namespace cosched::qsubmit

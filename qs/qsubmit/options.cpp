@@ -1,0 +1,79 @@
+#include "options.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include "cosched/wire.hpp"
+
+namespace cosched::qsubmit {
+
+std::string Options::run_label() const {
+  switch (rm_mode) {
+    case RmMode::native: return "native";
+    case RmMode::private_: return policy;
+    case RmMode::existing: return "rm";
+  }
+  return "rm";
+}
+
+ParsedOptions parse_options(int argc, char** argv) {
+  Options o;
+  o.socket = wire::default_socket_path();
+  std::string select = "fcfs";
+
+  CLI::App app{
+      "qsubmit: replays an SWF workload with real jobs. Jobs arrive at their submit time (x --time-scale), wait in\n"
+      "a queue (FCFS or shortest request first) and start through cosched-run when the resource manager's\n"
+      "multiprogramming level allows it (or a fixed --ml). Results go to --out: jobs.csv, summary.json, ml.csv,\n"
+      "traces, decisions.jsonl and each job's output under jobs/.\n"
+      "Exit status: 0 all jobs exited 0, 1 some job failed, 2 bad input (nothing started)."};
+  app.set_version_flag("--version", COSCHED_VERSION);
+
+  app.add_option("workload", o.workload, "SWF workload file (plain or .gz)")->required();
+  app.add_option("--catalog,-c", o.catalog, "application catalog (default: catalog.yaml next to the workload)");
+  app.add_option("--time-scale,-t", o.time_scale, "multiply submit times by X (0.1 = ten times faster)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option("--max-procs", o.max_procs,
+                 "CPUs of the machine the trace came from, for request scaling (default: the SWF header's MaxProcs)")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
+  app.add_option("--ml", o.ml,
+                 "fixed multiprogramming level: start jobs while fewer than N run (default: ask the RM's may_start;"
+                 " with --native: the number of CPUs)")
+      ->check(CLI::Range(1, 1 << 20));
+  app.add_option("--select", select, "which queued job starts next: fcfs or sjf (shortest request first)")
+      ->check(CLI::IsMember({"fcfs", "sjf"}))
+      ->capture_default_str();
+  bool native_flag = false;
+  auto* native = app.add_flag("--native", native_flag, "no resource manager: OMP_NUM_THREADS = request, the plain program");
+  auto* socket = app.add_option("--socket,-s", o.socket, "use the cosched-rm serving this socket")
+                     ->envname("COSCHED_SOCKET")
+                     ->capture_default_str();
+  auto* policy = app.add_option("--policy,-p", o.policy,
+                                "start a private cosched-rm with this policy for the run (stopped at the end)");
+  auto* param = app.add_option("--param", o.params, "private RM: policy parameter NAME=VALUE (repeatable)");
+  auto* cpus = app.add_option("--cpus", o.cpus, "private RM: CPUs to manage, e.g. 0-3 (default: all we may use)");
+  app.add_option("--out,-o", o.out_dir, "output directory (default: ./qsubmit-<policy|native>-<timestamp>)");
+  app.add_flag("--lenient", o.lenient, "skip malformed SWF lines (with a warning) instead of refusing the workload");
+  app.add_flag("--quiet,-q", o.quiet, "no progress line and no summary table");
+
+  native->excludes(socket)->excludes(policy);
+  socket->excludes(policy);
+  param->needs(policy);
+  cpus->needs(policy);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);  // prints help, version or the error
+    return {std::nullopt, code == 0 ? kExitOk : kExitBadInput};
+  }
+  o.selection = *qs::parse_selection(select);  // IsMember above admits only known names
+  if (native_flag) {
+    o.rm_mode = RmMode::native;
+  } else if (policy->count() > 0) {
+    o.rm_mode = RmMode::private_;
+  }
+  return {std::move(o), kExitOk};
+}
+
+}  // namespace cosched::qsubmit

@@ -1,0 +1,204 @@
+#include "run.hpp"
+
+#include <sched.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+
+#include "paths.hpp"
+#include "processes.hpp"
+#include "progress.hpp"
+#include "replay.hpp"
+#include "rm_link.hpp"
+#include "workload.hpp"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace cosched::qsubmit {
+
+namespace {
+
+int bad_input(const std::string& message) {
+  std::fprintf(stderr, "qsubmit: %s\n", message.c_str());
+  return kExitBadInput;
+}
+
+int cpus_we_may_use() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (::sched_getaffinity(0, sizeof set, &set) == 0) return CPU_COUNT(&set);
+  long n = ::sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? static_cast<int>(n) : 1;
+}
+
+std::string default_out_dir(const std::string& label) {
+  std::time_t t = std::time(nullptr);
+  std::tm local{};
+  ::localtime_r(&t, &local);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &local);
+  return "qsubmit-" + label + "-" + stamp;
+}
+
+// The output directory must be new or empty: results of two runs never mix. Returns an error message.
+std::string claim_out_dir(const std::string& dir) {
+  std::error_code ec;
+  if (fs::exists(dir, ec) && !(fs::is_directory(dir, ec) && fs::is_empty(dir, ec))) {
+    return "output directory " + dir + " exists and is not empty";
+  }
+  fs::create_directories(fs::path(dir) / "jobs", ec);
+  if (ec) return "cannot create " + dir + "/jobs: " + ec.message();
+  return {};
+}
+
+Status write_lines(const std::string& path, const std::vector<json>& entries) {
+  std::ofstream out(path, std::ios::trunc);
+  for (const auto& e : entries) out << e.dump(-1, ' ', false, json::error_handler_t::replace) << '\n';
+  out.close();
+  if (!out) return make_error(Errc::io_error, "cannot write " + path);
+  return {};
+}
+
+// With an RM someone else runs, its decision log is not ours to read: ask for the entries of our run.
+void copy_decisions(const RmLink& rm, double since, const std::string& path, ProgressLine& progress) {
+  std::vector<json> entries;
+  if (auto got = rm.decisions_since(since)) {
+    entries = std::move(*got);
+  } else {
+    progress.note("decisions.jsonl left empty: " + got.error().message);
+  }
+  if (auto st = write_lines(path, entries); !st) progress.note(st.error().message);
+}
+
+std::string failed_jobs_sentence(const std::vector<results::JobRecord>& jobs) {
+  std::string out;
+  int n = 0;
+  for (const auto& j : jobs) {
+    if (j.exit_status == 0 && j.end >= 0) continue;
+    if (n++ < 20) {
+      out += (out.empty() ? "" : ", ") + ("job " + std::to_string(j.id) + " (" + j.app + ", ");
+      out += j.start < 0 ? "never started)" : j.end < 0 ? "never ended)" : "exit " + std::to_string(j.exit_status) + ")";
+    }
+  }
+  if (n > 20) out += ", and " + std::to_string(n - 20) + " more";
+  return n == 0 ? std::string() : std::to_string(n) + " job(s) failed: " + out;
+}
+
+}  // namespace
+
+int run_qsubmit(const Options& options) {
+  signals::install();  // before anything starts: a Ctrl-C from here on is handled, not fatal
+
+  LoadSettings load;
+  load.swf_path = options.workload;
+  load.catalog_path = options.catalog;
+  load.time_scale = options.time_scale;
+  load.max_procs = options.max_procs;
+  load.lenient = options.lenient;
+  auto workload = load_workload(load, default_program_lookup());
+  if (!workload) return bad_input(workload.error().message);
+  for (const auto& w : workload->warnings) std::fprintf(stderr, "qsubmit: skipped: %s\n", w.c_str());
+
+  // A broken install is bad input too: find out before anything starts.
+  if (options.rm_mode != RmMode::native && find_executable(cosched_run_path()).empty()) {
+    return bad_input("cosched-run not found (looked at " + cosched_run_path() + ")");
+  }
+  if (options.rm_mode == RmMode::private_ && find_executable(cosched_rm_path()).empty()) {
+    return bad_input("cosched-rm not found (looked at " + cosched_rm_path() + ")");
+  }
+
+  // Reach the RM (or start ours) to learn the machine: requests are scaled to the CPUs it manages.
+  std::string label = options.run_label();
+  std::string out_dir = options.out_dir;
+  std::optional<RmLink> rm;
+  json policy_params = json::object();
+  int machine_cpus = 0;
+  if (options.rm_mode == RmMode::existing) {
+    rm.emplace(options.socket);
+    auto st = rm->status();
+    if (!st) return bad_input("cannot use the cosched-rm at " + options.socket + ": " + st.error().message);
+    label = st->policy.empty() ? label : st->policy;
+  }
+  if (out_dir.empty()) out_dir = default_out_dir(label);
+  bool dir_existed = fs::exists(out_dir);
+  if (auto msg = claim_out_dir(out_dir); !msg.empty()) return bad_input(msg);
+  std::string decisions_path = fs::absolute(fs::path(out_dir) / "decisions.jsonl").string();
+
+  if (options.rm_mode == RmMode::private_) {
+    auto started = RmLink::start_private({options.policy, options.params, options.cpus, decisions_path});
+    if (!started) {
+      std::error_code ec;
+      if (!dir_existed) fs::remove_all(out_dir, ec);
+      return bad_input(started.error().message);
+    }
+    rm.emplace(std::move(*started));
+  }
+  if (rm) {
+    auto st = rm->status();
+    if (!st) return bad_input("cosched-rm at " + rm->socket() + ": " + st.error().message);
+    machine_cpus = static_cast<int>(st->cpus.size());
+    policy_params = st->params;
+    if (!st->policy.empty()) label = st->policy;
+  } else {
+    machine_cpus = cpus_we_may_use();
+  }
+  if (machine_cpus <= 0) return bad_input("the resource manager manages no CPU");
+  scale_requests(*workload, machine_cpus);
+
+  ProgressLine progress(!options.quiet && ::isatty(STDERR_FILENO) != 0, label);
+  ReplaySetup setup;
+  setup.workload = &*workload;
+  setup.rm = rm ? &*rm : nullptr;
+  setup.fixed_ml = options.ml > 0 ? options.ml : (rm ? 0 : machine_cpus);
+  setup.selection = options.selection;
+  setup.jobs_dir = (fs::path(out_dir) / "jobs").string();
+  setup.progress = &progress;
+  setup.label = label;
+
+  Replay replay(setup);
+  replay.run();
+  if (replay.stop_signal() != 0) {
+    progress.note("interrupted (signal " + std::to_string(replay.stop_signal()) + "): stopping the jobs");
+    replay.stop_jobs();
+  }
+  if (options.rm_mode == RmMode::existing) {
+    copy_decisions(*rm, replay.rm_uptime_at_start(), decisions_path, progress);
+  } else if (options.rm_mode == RmMode::native) {
+    (void)write_lines(decisions_path, {});  // no RM, no decisions; the file set stays the same
+  }
+  if (rm) rm->stop();  // a private RM releases every job it still holds here
+  replay.reap_remaining(5.0);
+
+  results::Run run;
+  run.name = label;
+  run.mode = options.rm_mode == RmMode::native ? "native" : "real";
+  run.policy = options.rm_mode == RmMode::native ? "" : label;
+  run.params["policy_params"] = policy_params;
+  run.params["ml"] = setup.fixed_ml > 0 ? json(setup.fixed_ml) : json("rm");
+  run.params["select"] = options.selection == qs::Selection::fcfs ? "fcfs" : "sjf";
+  run.params["trace_procs"] = workload->trace_procs;
+  run.params["catalog"] = workload->catalog_path;
+  run.machine_cpus = machine_cpus;
+  run.workload = options.workload;
+  run.time_scale = options.time_scale;
+  run.jobs = replay.job_records();
+  run.ml = replay.ml_samples();
+  auto written = results::write_run(out_dir, run);
+  progress.finish();
+  if (!written) std::fprintf(stderr, "qsubmit: %s\n", written.error().message.c_str());
+  if (!options.quiet) std::printf("%s", summary_table(run).c_str());
+
+  if (replay.stop_signal() != 0) return 128 + replay.stop_signal();
+  std::string failed = failed_jobs_sentence(run.jobs);
+  if (replay.rm_lost()) std::fprintf(stderr, "qsubmit: the run stopped early: cosched-rm stopped answering\n");
+  if (!failed.empty()) std::fprintf(stderr, "qsubmit: %s\n", failed.c_str());
+  if (!options.quiet) std::printf("results: %s\n", out_dir.c_str());
+  return failed.empty() && written ? kExitOk : kExitJobFailed;
+}
+
+}  // namespace cosched::qsubmit
