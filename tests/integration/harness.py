@@ -89,6 +89,27 @@ def process_state(pid):
         return None
 
 
+def native_speedup(serial_fraction, threads=2, iterations=12, work_ms=30):
+    """The speedup the machine delivers right now to the Amdahl program at `threads` threads, measured
+    natively (no RM). Tests that check a measured speedup against the theory skip when the machine is too
+    busy to deliver the theory: CI machines are shared, and a loaded one changes the truth, not cosched."""
+    def run(n):
+        env = dict(os.environ, OMP_NUM_THREADS=str(n), KMP_AFFINITY="disabled")
+        out = subprocess.run([program("amdahl-clang"), "--serial-fraction", str(serial_fraction), "--iterations",
+                              str(iterations), "--work-ms", str(work_ms), "--quiet"],
+                             env=env, capture_output=True, text=True, check=True).stdout.split()
+        return float(out[out.index("time") + 1])
+    return run(1) / run(threads)
+
+
+def require_quiet_machine(test, serial_fraction, minimum):
+    s = native_speedup(serial_fraction)
+    if s < minimum:
+        test.skipTest(f"machine too busy: native speedup at 2 threads is {s:.2f} (< {minimum}) for serial "
+                      f"fraction {serial_fraction}")
+    return s
+
+
 class Job:
     """A program started through cosched-run; stdout is collected line by line into a file."""
 

@@ -5,7 +5,7 @@ program whose true speedup is known: S(2) = 1 / (F + (1 - F) / 2) for serial fra
 import statistics
 import unittest
 
-from harness import RmTestCase, program, wait_for
+from harness import RmTestCase, program, require_quiet_machine, wait_for
 
 WORK = ["--iterations", "100000", "--work-ms", "30", "--quiet"]
 
@@ -27,6 +27,7 @@ def measured(rm, pid, reports=3):
 
 class SpeedupOfUnmodifiedBinaries(RmTestCase):
     def check(self, binary, serial, low, high):
+        require_quiet_machine(self, serial, low)
         rm = self.start_rm()
         job = self.start_job([program(binary), "--serial-fraction", str(serial)] + WORK, rm, request=2)
         speedup, report = measured(rm, job.pid)
@@ -63,6 +64,7 @@ class SpeedupOfUnmodifiedBinaries(RmTestCase):
         self.assertEqual(j["allocated"], 2)
 
     def test_explicit_api_agrees_with_detection(self):
+        require_quiet_machine(self, 0.25, 1.4)
         speedups = {}
         for binary in ("amdahl-clang", "amdahl-clang-relinked"):
             rm = self.start_rm()

@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+"""cosched-sim end to end (docs/simulator.md): runs the program on small generated workloads and reads the
+files it writes (qsubmit's result format, docs/results.md).
+
+Environment: COSCHED_SIM, COSCHED_SWFGEN (the programs), COSCHED_SOURCE_DIR (for the PDPA model catalog).
+"""
+import csv
+import json
+import os
+import subprocess
+import tempfile
+import unittest
+
+SIM = os.environ.get("COSCHED_SIM", "cosched-sim")
+SWFGEN = os.environ.get("COSCHED_SWFGEN", "cosched-swfgen")
+SOURCE = os.environ.get("COSCHED_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+MODELS = os.path.join(SOURCE, "examples", "workloads", "pdpa-models.yaml")
+
+
+def run(*args, check=True):
+    p = subprocess.run(list(args), capture_output=True, text=True, timeout=120)
+    if check and p.returncode != 0:
+        raise AssertionError(f"{' '.join(args)} exited {p.returncode}:\n{p.stdout}\n{p.stderr}")
+    return p
+
+
+def read_jobs(out_dir):
+    with open(os.path.join(out_dir, "jobs.csv"), newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def read_summary(out_dir):
+    with open(os.path.join(out_dir, "summary.json")) as f:
+        return json.load(f)
+
+
+def final_cpus(out_dir):
+    """Each job's last allocation (allocation.csv: one row per CPU segment)."""
+    last = {}
+    with open(os.path.join(out_dir, "allocation.csv"), newline="") as f:
+        for row in csv.DictReader(f):
+            job, t0 = row["job"], float(row["t0"])
+            if job not in last or t0 >= last[job][0]:
+                last[job] = (t0, int(row["cpus"]))
+    return {job: cpus for job, (_, cpus) in last.items()}
+
+
+class Sim(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory(prefix="cosched-sim-test-")
+        cls.dir = cls.tmp.name
+        # PDPA §5.3's workload 3 (bt.A scales, apsi does not) at 100 % load: 60 CPUs, requests 30 and 2.
+        cls.w3 = os.path.join(cls.dir, "w3.swf")
+        run(SWFGEN, "--preset", "pdpa-w3", "--load", "1.0", "--seed", "3", "-o", cls.w3)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def simulate(self, name, *extra):
+        out = os.path.join(self.dir, name)
+        run(SIM, self.w3, "--cpus", "60", "--models", MODELS, "--out", out, "--quiet", *extra)
+        return out
+
+    def test_same_seed_same_bytes(self):
+        noisy = ("--policy", "pdpa", "--param", "min_ml=4", "--noise", "0.05", "--realloc-cost", "0.05")
+        a = self.simulate("det-a", *noisy, "--seed", "7")
+        b = self.simulate("det-b", *noisy, "--seed", "7")
+        c = self.simulate("det-c", *noisy, "--seed", "8")
+        for name in ("jobs.csv", "allocation.csv", "ml.csv"):
+            with open(os.path.join(a, name), "rb") as fa, open(os.path.join(b, name), "rb") as fb:
+                self.assertEqual(fa.read(), fb.read(), name)
+        with open(os.path.join(a, "allocation.csv"), "rb") as fa, open(os.path.join(c, "allocation.csv"), "rb") as fc:
+            self.assertNotEqual(fa.read(), fc.read(), "another seed draws other measurement noise")
+
+    def test_writes_qsubmits_files(self):
+        out = self.simulate("files", "--policy", "equip", "--ml", "4", "--decisions")
+        for name in ("jobs.csv", "summary.json", "ml.csv", "allocation.csv", "trace.prv", "trace.pcf",
+                     "trace.row", "trace.json", "decisions.jsonl"):
+            self.assertTrue(os.path.getsize(os.path.join(out, name)) > 0, name)
+        s = read_summary(out)
+        self.assertEqual(s["mode"], "simulated")
+        self.assertEqual(s["policy"], "equip")
+        self.assertEqual(s["machine_cpus"], 60)
+        self.assertEqual(s["params"]["sim"]["ml"], 4)
+        jobs = read_jobs(out)
+        self.assertTrue(all(float(j["end"]) >= float(j["start"]) >= float(j["submit"]) for j in jobs))
+        self.assertEqual({j["app"] for j in jobs}, {"bt.A", "apsi"})
+        with open(os.path.join(out, "decisions.jsonl")) as f:
+            first = json.loads(f.readline())
+        self.assertEqual(first["policy"], "equip")
+
+    def test_pdpa_gives_flat_jobs_one_cpu_and_shorter_responses(self):
+        # §5.3: PDPA shrinks apsi (no speedup) to one CPU and, coordinating with the queue, starts jobs that
+        # Equipartition's fixed ML of 4 keeps waiting: much lower response times.
+        equip = self.simulate("equip", "--policy", "equip", "--ml", "4")
+        pdpa = self.simulate("pdpa", "--policy", "pdpa", "--param", "min_ml=4")
+        apsi = [j["job"] for j in read_jobs(pdpa) if j["app"] == "apsi"]
+        self.assertTrue(apsi)
+        last = final_cpus(pdpa)
+        self.assertTrue(all(last[j] == 1 for j in apsi if j in last), {j: last.get(j) for j in apsi})
+        e, p = read_summary(equip), read_summary(pdpa)
+        self.assertLess(p["overall"]["mean_response"], 0.5 * e["overall"]["mean_response"])
+        self.assertGreater(p["overall"]["max_ml"], 4)
+
+    def test_bad_input_is_exit_2_with_a_reason(self):
+        p = run(SIM, self.w3, "--cpus", "60", "--policy", "no-such-policy", "--out", self.dir, check=False)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("no-such-policy", p.stderr)
+        p = run(SIM, self.w3, "--cpus", "60", "--policy", "pdpa", "--param", "target_eff=2", check=False)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("target_eff", p.stderr)
+        p = run(SIM, os.path.join(self.dir, "missing.swf"), "--cpus", "4", "--policy", "equip", check=False)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("missing.swf", p.stderr)
+        self.assertEqual(run(SIM, "--help").returncode, 0)
+        self.assertIn("pdpa", run(SIM, "--list-policies").stdout)
+
+
+if __name__ == "__main__":
+    unittest.main()
