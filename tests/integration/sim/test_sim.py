@@ -5,7 +5,9 @@ files it writes (qsubmit's result format, docs/results.md).
 Environment: COSCHED_SIM, COSCHED_SWFGEN (the programs), COSCHED_SOURCE_DIR (for the PDPA model catalog).
 """
 import csv
+import gzip
 import json
+import shutil
 import os
 import subprocess
 import tempfile
@@ -103,6 +105,17 @@ class Sim(unittest.TestCase):
         e, p = read_summary(equip), read_summary(pdpa)
         self.assertLess(p["overall"]["mean_response"], 0.5 * e["overall"]["mean_response"])
         self.assertGreater(p["overall"]["max_ml"], 4)
+
+    def test_compressed_archive_files_read_the_same(self):
+        # Parallel Workloads Archive logs come as .swf.gz: the content decides, not the name.
+        gz = os.path.join(self.dir, "w3.swf.gz")
+        with open(self.w3, "rb") as src, gzip.open(gz, "wb") as dst:
+            shutil.copyfileobj(src, dst)
+        plain = self.simulate("plain", "--policy", "equip", "--ml", "4")
+        out = os.path.join(self.dir, "gz")
+        run(SIM, gz, "--cpus", "60", "--models", MODELS, "--out", out, "--quiet", "--policy", "equip", "--ml", "4")
+        with open(os.path.join(plain, "jobs.csv"), "rb") as a, open(os.path.join(out, "jobs.csv"), "rb") as b:
+            self.assertEqual(a.read(), b.read())
 
     def test_bad_input_is_exit_2_with_a_reason(self):
         p = run(SIM, self.w3, "--cpus", "60", "--policy", "no-such-policy", "--out", self.dir, check=False)

@@ -1,0 +1,57 @@
+#include "sim/analyzer_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace cosched::sim {
+
+AnalyzerModel::AnalyzerModel(const AnalyzerSettings& settings, std::uint64_t seed)
+    : analyzer_(std::make_unique<sa::Analyzer>(settings.config)), noise_(settings.noise), rng_(seed) {}
+
+int AnalyzerModel::begin_iteration(int allocation, bool dirty) {
+  // libruntime's order: cosched_iter_begin passes team_for(granted), then the first region asks again —
+  // after begin, whose phase change (e.g. the first call starting the baseline) decides the team.
+  analyzer_->on_iteration_begin(kLoopId, clock_ns_, team_for(allocation));
+  const int team = team_for(allocation);
+  region(team);
+  if (dirty) analyzer_->discard_iteration();
+  return team;
+}
+
+void AnalyzerModel::region(int team) {
+  // A region at a team different from the last one spoils the iteration in the Analyzer (its warm-up rule).
+  analyzer_->on_region(kRegionId, clock_ns_, team);
+  last_team_ = team;
+}
+
+void AnalyzerModel::end_iteration(double true_seconds) {
+  double factor = 1.0;
+  if (noise_ > 0) factor = std::max(0.05, 1.0 + noise_ * rng_.normal());
+  const double ns = std::max(1.0, std::round(true_seconds * factor * 1e9));
+  clock_ns_ += static_cast<std::uint64_t>(ns);
+  analyzer_->on_iteration_end(kLoopId, clock_ns_, std::max(last_team_, 1));
+}
+
+bool AnalyzerModel::perf(policy::Perf& out) const {
+  sa::Report r;
+  if (!analyzer_->report(r)) return false;
+  // The arena carries these fields (proto::JobBlock); the RM range-checks them before a policy sees them.
+  auto finite_positive = [](double v) { return std::isfinite(v) && v > 0; };
+  if (!finite_positive(r.speedup) || !finite_positive(r.efficiency) || !finite_positive(r.iteration_s) ||
+      r.cpus < 1 || r.samples < 1) {
+    return false;
+  }
+  out.valid = true;
+  out.speedup = r.speedup;
+  out.efficiency = r.efficiency;
+  out.iteration_s = r.iteration_s;
+  out.baseline_s = r.baseline_s;
+  out.spread = r.spread;
+  out.cpus = r.cpus;
+  out.samples = r.samples;
+  out.amdahl_f = r.amdahl_f;
+  out.seq = r.seq;
+  return true;
+}
+
+}  // namespace cosched::sim

@@ -1,0 +1,65 @@
+// The SelfAnalyzer as a simulated job runs it. Not a re-implementation: this is libcosched's own
+// cosched::sa::Analyzer (selfanalyzer/analyzer.hpp), driven through its explicit-iteration API exactly as
+// libruntime drives it for a relinked code (cosched_iter_begin/end, one outermost parallel region per
+// iteration). So the baseline phase, the warm-up iterations, the median window, the Amdahl normalisation
+// (PDPA paper §3.1; selfanalyzer/speedup.hpp) and the report sequence are the real ones.
+//
+// The simulator supplies what a real process would: the team size libruntime would ask for (team_for), and
+// the length of each iteration. Measurement noise is applied here: the Analyzer sees
+//     measured = true length × max(0.05, 1 + noise × N(0, 1))
+// with N drawn from the job's own seeded stream, so one job's noise never depends on another job's events.
+// Noise only affects what is measured, never the job's real progress.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "policies/snapshot.hpp"
+#include "selfanalyzer/analyzer.hpp"
+#include "sim/gen/random.hpp"
+
+namespace cosched::sim {
+
+struct AnalyzerSettings {
+  bool enabled = true;        // false: jobs run at their allocation and never report (no libcosched analyzer)
+  sa::Config config;          // baseline_cpus, baseline_iterations, window, min_report_samples, ...
+  double noise = 0;           // relative standard deviation of measured iteration times
+  int detect_iterations = 0;  // iterations run natively before measurement starts (a DPD's detection delay;
+                              // 0 = explicit iteration API, measurement from the first iteration)
+};
+
+class AnalyzerModel {
+ public:
+  AnalyzerModel(const AnalyzerSettings& settings, std::uint64_t seed);
+
+  // The team libruntime would set at a parallel region, given the RM's allocation.
+  [[nodiscard]] int team_for(int allocation) const { return analyzer_->team_for(allocation); }
+
+  // cosched_iter_begin, then the iteration's first parallel region with team_for(allocation). Returns
+  // the team. `dirty`: the iteration is known to straddle a change (libruntime's discard_iteration).
+  int begin_iteration(int allocation, bool dirty);
+  // A parallel region inside the open iteration runs with a new team (the RM changed the allocation).
+  void region(int team);
+  // The RM moved the job (new CPU set, or stopped it) at the same team size: this iteration is not clean.
+  void discard() { analyzer_->discard_iteration(); }
+  // cosched_iter_end after `true_seconds` of simulated time.
+  void end_iteration(double true_seconds);
+
+  [[nodiscard]] std::uint64_t report_seq() const { return analyzer_->report_seq(); }
+  [[nodiscard]] sa::Phase phase() const { return analyzer_->phase(); }
+  // The latest report as the RM reads it from the arena (rm/arena_host.cpp, read_report). False while
+  // there is none or when it would fail the RM's range checks.
+  bool perf(policy::Perf& out) const;
+
+ private:
+  static constexpr long kLoopId = 1;
+  static constexpr std::uint64_t kRegionId = 0x51a1;
+
+  std::unique_ptr<sa::Analyzer> analyzer_;  // not movable: held by pointer
+  double noise_;
+  swfgen::Random rng_;
+  std::uint64_t clock_ns_ = 1;  // the job's own monotonic clock, as libruntime reads it
+  int last_team_ = 0;
+};
+
+}  // namespace cosched::sim

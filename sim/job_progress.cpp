@@ -1,0 +1,32 @@
+#include "sim/job_progress.hpp"
+
+#include <algorithm>
+#include <limits>
+
+namespace cosched::sim {
+
+void JobProgress::advance(double t) {
+  if (t <= updated_at_) return;
+  const double from = std::max(updated_at_, stall_until_);
+  if (t > from) done_ = std::min(total_, done_ + (t - from) * rate_);
+  updated_at_ = t;
+}
+
+void JobProgress::set_team(double t, int team, double stall_s) {
+  advance(t);
+  if (team == team_) return;
+  updated_at_ = std::max(updated_at_, t);
+  if (team_ >= 0 && stall_s > 0) stall_until_ = std::max(stall_until_, t + stall_s);
+  team_ = team;
+  rate_ = team > 0 ? catalog::speedup(*model_, team) : 0.0;
+}
+
+void JobProgress::snap_to(double work) { done_ = std::clamp(work, done_, total_); }
+
+double JobProgress::time_when(double target) const {
+  if (target <= done_) return updated_at_;
+  if (!(rate_ > 0)) return std::numeric_limits<double>::infinity();
+  return std::max(updated_at_, stall_until_) + (target - done_) / rate_;
+}
+
+}  // namespace cosched::sim

@@ -1,0 +1,164 @@
+// cosched-sim: read the workload and the models, build the policy through the registry (the daemon's
+// objects), run the engine, write qsubmit's result files. Options: sim/options.cpp; docs/simulator.md.
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "cosched/log.hpp"
+#include "policies/registry.hpp"
+#include "qs/catalog.hpp"
+#include "qs/results.hpp"
+#include "qs/swf.hpp"
+#include "sim/options.hpp"
+#include "sim/progress.hpp"
+
+namespace fs = std::filesystem;
+using namespace cosched;
+
+namespace {
+
+int fail(const std::string& message, int code = sim::kExitBadInput) {
+  std::cerr << "cosched-sim: " << message << "\n";
+  return code;
+}
+
+std::string default_out_dir(const std::string& policy) {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  localtime_r(&t, &tm);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+  return fmt::format("cosched-sim-{}-{}", policy, stamp);
+}
+
+// qsubmit's rule: without --catalog, catalog.yaml next to the workload is used when it exists.
+std::string catalog_path(const sim::Options& o) {
+  if (!o.catalog.empty()) return o.catalog;
+  fs::path next_to = fs::path(o.workload).parent_path() / "catalog.yaml";
+  std::error_code ec;
+  return fs::is_regular_file(next_to, ec) ? next_to.string() : std::string();
+}
+
+void print_summary(const results::Run& run, const sim::SimStats& st, double wall_s) {
+  const nlohmann::json s = results::summarize(run);
+  auto num = [](const nlohmann::json& v) { return v.is_number() ? fmt::format("{:10.1f}", v.get<double>()) : fmt::format("{:>10}", "-"); };
+  std::cout << fmt::format("{:<16} {:>7} {:>10} {:>10} {:>10}\n", "class", "jobs", "response", "execution", "wait");
+  for (const auto& [name, g] : s["classes"].items()) {
+    std::cout << fmt::format("{:<16} {:>7} {} {} {}\n", name, g["completed"].get<long>(), num(g["mean_response"]),
+                             num(g["mean_execution"]), num(g["mean_wait"]));
+  }
+  const auto& all = s["overall"];
+  std::cout << fmt::format("{:<16} {:>7} {} {} {}\n", "all", all["completed"].get<long>(), num(all["mean_response"]),
+                           num(all["mean_execution"]), num(all["mean_wait"]));
+  std::cout << fmt::format(
+      "makespan {:.1f} s, utilisation {}, max ML {} | {} events, {} decisions, {} reports, {} reallocations | "
+      "{:.2f} s wall, {:.0f} jobs/s\n",
+      all["makespan"].get<double>(),
+      all["cpu_utilisation"].is_number() ? fmt::format("{:.1f}%", 100 * all["cpu_utilisation"].get<double>()) : "-",
+      all["max_ml"].get<int>(), st.events, st.decisions, st.reports, st.reallocations, wall_s,
+      wall_s > 0 ? static_cast<double>(run.jobs.size()) / wall_s : 0.0);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  log::set_program("cosched-sim");
+  auto parsed = sim::parse_options(argc, argv);
+  if (!parsed.options) return parsed.code;
+  sim::Options o = std::move(*parsed.options);
+  if (!o.log_spec.empty()) {
+    if (auto st = log::configure(o.log_spec); !st) return fail(st.error().message);
+  }
+
+  auto workload = swf::read_file(o.workload, swf::Options{.lenient = o.lenient});
+  if (!workload) return fail(workload.error().message);
+  for (const auto& w : workload->warnings) std::cerr << "cosched-sim: warning: " << w << "\n";
+
+  o.catalog = catalog_path(o);
+  std::optional<catalog::Catalog> cat;
+  std::optional<catalog::Catalog> models;
+  if (!o.catalog.empty()) {
+    auto c = catalog::load_file(o.catalog);
+    if (!c) return fail(c.error().message);
+    cat = std::move(*c);
+  }
+  if (!o.models.empty()) {
+    auto m = catalog::load_file(o.models);
+    if (!m) return fail(m.error().message);
+    models = std::move(*m);
+  }
+  auto fallback_curve = sim::parse_speedup_spec(o.default_speedup);
+  if (!fallback_curve) return fail(fallback_curve.error().message);
+  sim::ModelTable table(cat ? &*cat : nullptr, models ? &*models : nullptr,
+                        sim::AppModel{"", "", *fallback_curve, o.default_iteration_s, "default"});
+  const auto jobs = sim::build_jobs(*workload, table, {o.sim.cpus, o.max_procs, o.time_scale});
+  std::size_t unusable = 0;
+  for (const auto& j : jobs) {
+    if (j.usable()) continue;
+    if (++unusable <= 5) std::cerr << "cosched-sim: warning: " << j.problem << "\n";
+  }
+  if (unusable > 5) std::cerr << "cosched-sim: warning: " << unusable << " jobs cannot be simulated (listed as never started)\n";
+
+  // Which CPUs (rm::place) only shows in traces and allocation.csv, never in times: when the traces are off
+  // because the run is large, the per-decision placement of every job is skipped too (it dominates large
+  // runs: 100k jobs on 1,024 CPUs take 19 s with it, 2.3 s without; docs/performance.md).
+  constexpr std::size_t kAutoTraceJobs = 2000;
+  const bool traces = o.traces == "on" || (o.traces == "auto" && jobs.size() <= kAutoTraceJobs);
+  if (!traces && o.traces == "auto") {
+    o.sim.place_cpus = false;
+    if (!o.quiet) std::cerr << "cosched-sim: " << jobs.size() << " jobs: no traces and no CPU lists (--traces on to force)\n";
+  }
+
+  auto pol = policy::make_policy(o.policy, policy::Machine{o.sim.cpus, o.sim.cpus, 1, 1}, o.params);
+  if (!pol) return fail(pol.error().message);
+
+  if (o.out_dir.empty()) o.out_dir = default_out_dir(o.policy);
+  if (o.dry_run && o.write_decisions) return fail("--decisions writes a file; it cannot go with --dry-run");
+  if (!o.dry_run) {
+    std::error_code ec;
+    fs::create_directories(o.out_dir, ec);
+    if (ec) return fail(fmt::format("cannot create {}: {}", o.out_dir, ec.message()), sim::kExitOutputFailed);
+  }
+
+  sim::Simulator engine(o.sim, jobs, **pol);
+  std::ofstream decision_log;
+  if (o.write_decisions) {
+    decision_log.open(fs::path(o.out_dir) / "decisions.jsonl", std::ios::trunc);
+    if (!decision_log) return fail("cannot write " + o.out_dir + "/decisions.jsonl", sim::kExitOutputFailed);
+    engine.set_decision_sink([&](const nlohmann::json& e) { decision_log << e.dump() << '\n'; });
+  }
+  sim::ProgressLine progress(!o.quiet);
+  const auto t0 = std::chrono::steady_clock::now();
+  engine.run([&](double t, std::size_t done, std::size_t total) { progress.update(t, done, total); });
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  progress.finish();
+
+  results::Run run;
+  run.name = o.name.empty() ? "sim-" + o.policy : o.name;
+  run.mode = "simulated";
+  run.policy = std::string((*pol)->name());
+  for (const auto& p : (*pol)->params()) run.params[p.name] = p.value;
+  run.params["sim"] = sim::describe(o);
+  run.machine_cpus = o.sim.cpus;
+  run.workload = o.workload;
+  run.time_scale = o.time_scale;
+  run.jobs = engine.take_records();
+  run.ml = engine.take_ml();
+  if (!o.dry_run) {
+    results::WriteOptions wo;
+    wo.traces = traces;
+    if (auto st = results::write_run(o.out_dir, run, wo); !st) return fail(st.error().message, sim::kExitOutputFailed);
+  }
+  if (decision_log.is_open() && !decision_log.flush()) {
+    return fail("cannot write " + o.out_dir + "/decisions.jsonl", sim::kExitOutputFailed);
+  }
+  if (!o.quiet) {
+    print_summary(run, engine.stats(), wall);
+    if (!o.dry_run) std::cout << "results in " << o.out_dir << "\n";
+  }
+  return sim::kExitOk;
+}

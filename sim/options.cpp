@@ -1,0 +1,154 @@
+#include "sim/options.hpp"
+
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+namespace cosched::sim {
+
+ParsedOptions parse_options(int argc, char** argv) {
+  Options o;
+  std::vector<std::string> params;
+  std::string select = "fcfs";
+  int quantum_ms = 100;
+  bool no_analyzer = false;
+  bool no_placement = false;
+  bool list = false;
+  sa::Config& sa = o.sim.analyzer.config;
+
+  CLI::App app{
+      "cosched-sim: replays an SWF workload on a simulated machine with the same policy objects cosched-rm runs\n"
+      "(rm/policies), libcosched's SelfAnalyzer and the daemon's placement; jobs are application models from the\n"
+      "catalog. Writes qsubmit's result files (jobs.csv, summary.json, ml.csv, traces) to --out.\n"
+      "Exit status: 0 done, 1 the results could not be written, 2 bad input."};
+  app.set_version_flag("--version", COSCHED_VERSION);
+
+  auto* workload = app.add_option("workload", o.workload, "SWF workload file (plain or .gz)");
+  auto* policy = app.add_option("--policy,-p", o.policy, "policy name (see --list-policies)");
+  app.add_option("--param", params, "policy parameter NAME=VALUE (repeatable)");
+  auto* cpus = app.add_option("--cpus", o.sim.cpus, "CPUs of the simulated machine")->check(CLI::Range(1, 1 << 16));
+  app.add_flag("--list-policies", list, "list the policies and exit");
+
+  // Workload and application models.
+  app.add_option("--catalog,-c", o.catalog, "application catalog (default: catalog.yaml next to the workload)");
+  app.add_option("--models", o.models,
+                 "application models in the catalog's YAML format; its entries take precedence over --catalog's");
+  app.add_option("--default-speedup", o.default_speedup,
+                 "curve for uncatalogued executables: linear, amdahl:S, downey:A:SIGMA, table:P=S,...")
+      ->capture_default_str();
+  app.add_option("--default-iteration-s", o.default_iteration_s,
+                 "one iteration on one CPU for models without iteration_s")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  app.add_option("--max-procs", o.max_procs, "CPUs of the machine the trace came from (default: the header's MaxProcs)")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
+  app.add_option("--time-scale,-t", o.time_scale, "multiply submit times by X")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  app.add_flag("--lenient", o.lenient, "skip malformed SWF lines (with a warning)");
+
+  // Queuing system (qsubmit's rules).
+  app.add_option("--ml", o.sim.fixed_ml, "fixed multiprogramming level (default: the policy's may_start)")
+      ->check(CLI::Range(1, 1 << 20));
+  app.add_option("--select", select, "which queued job starts next: fcfs or sjf (shortest request first)")
+      ->check(CLI::IsMember({"fcfs", "sjf"}))->capture_default_str();
+
+  // Resource manager and jobs.
+  app.add_option("--quantum-ms", quantum_ms, "the RM's quantum")->check(CLI::Range(1, 3600000))->capture_default_str();
+  app.add_flag("--every-quantum", o.sim.every_quantum,
+               "simulate every quantum tick while jobs exist (default: only ticks that can matter)");
+  app.add_option("--realloc-cost", o.sim.timing.realloc_cost_s, "seconds of progress lost per team-size change")
+      ->check(CLI::NonNegativeNumber)->capture_default_str();
+  app.add_option("--noise", o.sim.analyzer.noise, "relative std. deviation of measured iteration times")
+      ->check(CLI::Range(0.0, 1.0))->capture_default_str();
+  app.add_option("--report-every", o.report_every_s,
+                 "steady jobs re-measure this often, seconds (default: 0 without noise, one quantum with noise)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--sa-baseline-cpus", sa.baseline_cpus, "SelfAnalyzer baseline team size")
+      ->check(CLI::Range(1, 1024))->capture_default_str();
+  app.add_option("--sa-baseline-iterations", sa.baseline_iterations, "SelfAnalyzer baseline iterations")
+      ->check(CLI::Range(1, 32))->capture_default_str();
+  app.add_option("--sa-window", sa.window, "SelfAnalyzer median window")->check(CLI::Range(1, 32))->capture_default_str();
+  app.add_option("--sa-min-samples", sa.min_report_samples, "SelfAnalyzer clean iterations before a report")
+      ->check(CLI::Range(1, 32))->capture_default_str();
+  app.add_option("--sa-detect-iterations", o.sim.analyzer.detect_iterations,
+                 "iterations run natively before measurement starts (periodicity detection; 0 = explicit API)")
+      ->check(CLI::Range(0, 1 << 20))->capture_default_str();
+  app.add_flag("--no-analyzer", no_analyzer, "jobs never measure themselves: no baseline, no reports");
+  app.add_flag("--no-placement", no_placement, "skip rm::place(): CPU counts only, no CPU lists in the traces");
+  app.add_option("--seed", o.sim.seed, "seed of the measurement noise")->capture_default_str();
+
+  // Output.
+  app.add_option("--out,-o", o.out_dir, "output directory (default: ./cosched-sim-<policy>-<timestamp>)");
+  app.add_option("--name", o.name, "run label in summary.json (default: sim-<policy>)");
+  app.add_flag("--decisions", o.write_decisions, "also write DIR/decisions.jsonl (the daemon's decision log)");
+  app.add_option("--traces", o.traces,
+                 "write the Paraver/Chrome traces: on, off, or auto (off above 2,000 jobs: they grow with jobs x CPUs)")
+      ->check(CLI::IsMember({"on", "off", "auto"}))
+      ->capture_default_str();
+  app.add_flag("--dry-run", o.dry_run, "simulate and print the summary, write no file (sweeps, benchmarks)");
+  app.add_flag("--quiet,-q", o.quiet, "no progress line and no summary table");
+  app.add_option("--log", o.log_spec, "log levels, e.g. info or sim=debug");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return {std::nullopt, code == 0 ? kExitOk : kExitBadInput};
+  }
+  if (list) {
+    for (const auto& p : policy::list_policies()) std::cout << p.name << "\t" << p.summary << "\n";
+    return {std::nullopt, kExitOk};
+  }
+  for (auto* required : {workload, policy, cpus}) {
+    if (required->count() == 0) {
+      std::cerr << "cosched-sim: " << required->get_name() << " is required\nRun with --help for more information.\n";
+      return {std::nullopt, kExitBadInput};
+    }
+  }
+  for (const auto& kv : params) {
+    auto p = policy::parse_param(kv);
+    if (!p) {
+      std::cerr << "cosched-sim: " << p.error().message << "\n";
+      return {std::nullopt, kExitBadInput};
+    }
+    o.params.push_back(*p);
+  }
+  o.sim.selection = *qs::parse_selection(select);  // IsMember admits only known names
+  o.sim.quantum_s = quantum_ms / 1000.0;
+  o.sim.analyzer.enabled = !no_analyzer;
+  o.sim.place_cpus = !no_placement;
+  if (sa.min_report_samples > sa.window) sa.min_report_samples = sa.window;
+  // Automatic cadence: without noise a steady job's reports repeat the last one exactly, so none is needed
+  // until its allocation changes; with noise, one per quantum is what the daemon would see (it polls each
+  // report once per quantum).
+  o.sim.timing.report_every_s = o.report_every_s >= 0 ? o.report_every_s
+                                : o.sim.analyzer.noise > 0 ? o.sim.quantum_s
+                                                           : 0.0;
+  return {std::move(o), kExitOk};
+}
+
+nlohmann::json describe(const Options& o) {
+  const SimConfig& s = o.sim;
+  const sa::Config& sa = s.analyzer.config;
+  return {{"cpus", s.cpus},
+          {"ml", s.fixed_ml > 0 ? nlohmann::json(s.fixed_ml) : nlohmann::json("policy")},
+          {"select", s.selection == qs::Selection::fcfs ? "fcfs" : "sjf"},
+          {"quantum_ms", s.quantum_s * 1000.0},
+          {"every_quantum", s.every_quantum},
+          {"realloc_cost_s", s.timing.realloc_cost_s},
+          {"noise", s.analyzer.noise},
+          {"report_every_s", s.timing.report_every_s},
+          {"analyzer", s.analyzer.enabled},
+          {"sa_baseline_cpus", sa.baseline_cpus},
+          {"sa_baseline_iterations", sa.baseline_iterations},
+          {"sa_window", sa.window},
+          {"sa_min_report_samples", sa.min_report_samples},
+          {"sa_detect_iterations", s.analyzer.detect_iterations},
+          {"placement", s.place_cpus},
+          {"seed", s.seed},
+          {"catalog", o.catalog},
+          {"models", o.models},
+          {"default_speedup", o.default_speedup},
+          {"default_iteration_s", o.default_iteration_s},
+          {"max_procs", o.max_procs}};
+}
+
+}  // namespace cosched::sim

@@ -1,0 +1,152 @@
+#include "sim/running_job.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace cosched::sim {
+
+RunningJob::RunningJob(const JobSpec& spec, const AnalyzerSettings& analyzer, const JobTiming& timing,
+                       std::uint64_t seed)
+    : spec_(&spec),
+      timing_(timing),
+      analyzer_enabled_(analyzer.enabled),
+      analyzer_(analyzer, seed),
+      progress_(spec.work, spec.app->speedup),
+      iteration_work_(spec.app->iteration_s > 0 ? spec.app->iteration_s : std::max(spec.work, 1e-9)),
+      detect_left_(analyzer.enabled ? std::max(analyzer.detect_iterations, 0) : 0) {}
+
+double RunningJob::iteration_end_work() const {
+  return std::min(static_cast<double>(iteration_ + 1) * iteration_work_, progress_.total());
+}
+
+void RunningJob::set_team(double t, int team) { progress_.set_team(t, team, timing_.realloc_cost_s); }
+
+void RunningJob::sync_iteration_index() {
+  // Unobserved iterations pass without events: recompute which one is in progress from the work done.
+  iteration_ = static_cast<std::int64_t>(std::floor(progress_.done() / iteration_work_));
+  if (iteration_end_work() - progress_.done() <= kBoundaryTolerance * iteration_work_) ++iteration_;
+}
+
+void RunningJob::start(double t, int cpus) {
+  cpus_ = cpus;
+  runnable_ = true;
+  ++generation_;
+  if (!analyzer_enabled_) {
+    set_team(t, cpus);
+    watch_ = Watch::off;
+  } else if (detect_left_ > 0) {
+    set_team(t, cpus);  // runs natively while the periodicity detector looks for the loop
+    watch_ = Watch::to_boundary;
+  } else {
+    open_iteration(t, false);
+  }
+}
+
+void RunningJob::open_iteration(double t, bool dirty) {
+  const int before = progress_.team();
+  const bool first = !opened_any_;
+  opened_any_ = true;
+  const int team = analyzer_.begin_iteration(cpus_, dirty);
+  // After a detection delay the program's regions ran at the native team; the first measured iteration
+  // changes team, which a DPD-driven Analyzer sees as a team change (warm-up, discarded).
+  if (first && before > 0 && team != before) analyzer_.discard();
+  set_team(t, team);
+  watch_ = Watch::open;
+  iteration_started_ = t;
+  resume_at_ = std::numeric_limits<double>::infinity();
+}
+
+void RunningJob::on_boundary(double t) {
+  progress_.advance(t);
+  progress_.snap_to(iteration_end_work());
+  ++iteration_;
+  ++generation_;
+  if (watch_ == Watch::to_boundary) {
+    if (detect_left_ > 0 && --detect_left_ > 0) return;  // still detecting
+    open_iteration(t, false);
+    return;
+  }
+  if (watch_ != Watch::open) return;
+  const double seconds = t - iteration_started_;
+  const std::uint64_t seq_before = analyzer_.report_seq();
+  analyzer_.end_iteration(seconds);
+  ++observed_;
+  policy::Perf p;
+  const bool steady = analyzer_.report_seq() != seq_before && analyzer_.phase() == sa::Phase::measuring &&
+                      analyzer_.perf(p) && p.cpus == progress_.team() && p.cpus == cpus_ && runnable_;
+  if (steady) {
+    after_report(t, seconds);
+  } else {
+    open_iteration(t, false);
+  }
+}
+
+void RunningJob::after_report(double t, double iteration_seconds) {
+  // The RM now knows how the job does at its allocation. Further iterations only matter for what a new
+  // report could change: noise (re-sample every report_every_s) or nothing (stop observing).
+  if (timing_.report_every_s <= 0) {
+    watch_ = Watch::off;
+    resume_at_ = std::numeric_limits<double>::infinity();
+  } else if (iteration_seconds >= timing_.report_every_s) {
+    open_iteration(t, false);  // iterations longer than the cadence: every one reports, as in a real run
+  } else {
+    watch_ = Watch::off;
+    resume_at_ = t + timing_.report_every_s - iteration_seconds;
+  }
+}
+
+void RunningJob::on_resume(double t) {
+  progress_.advance(t);
+  resume_at_ = std::numeric_limits<double>::infinity();
+  ++generation_;
+  if (watch_ != Watch::off) return;
+  sync_iteration_index();
+  watch_ = Watch::to_boundary;
+}
+
+bool RunningJob::boundary_due() const {
+  const double end = iteration_end_work();
+  return end < progress_.total() && end - progress_.done() <= kBoundaryTolerance * iteration_work_;
+}
+
+void RunningJob::reallocate(double t, int cpus, bool runnable) {
+  progress_.advance(t);
+  // An iteration that ends at this very instant ends before the change (all its regions ran with the old
+  // team), whether or not its boundary event was handled yet: the rule sync_iteration_index applies to
+  // unobserved iterations, so observed and unobserved jobs agree.
+  if (watch_ != Watch::off && boundary_due()) on_boundary(t);
+  cpus_ = cpus;
+  runnable_ = runnable;
+  ++generation_;
+  if (!runnable) {
+    // Stopped (time sharing): no progress, and the iteration in progress is no longer a clean sample.
+    if (watch_ == Watch::open) analyzer_.discard();
+    set_team(t, 0);
+    return;
+  }
+  if (!analyzer_enabled_ || detect_left_ > 0 || !opened_any_) {
+    set_team(t, cpus);  // native team: no Analyzer is steering it yet
+    return;
+  }
+  if (watch_ == Watch::open) {
+    const int team = analyzer_.team_for(cpus);
+    // libruntime: the next region runs with the new team (the Analyzer marks the iteration dirty); at the
+    // same team size only the CPU set moved, which libruntime does not treat as a spoiled iteration.
+    if (team != progress_.team()) analyzer_.region(team);
+    set_team(t, team);
+    return;
+  }
+  // Not observed until now: the iteration in progress straddles the change and is dirty; measure from here.
+  sync_iteration_index();
+  open_iteration(t, true);
+}
+
+RunningJob::Next RunningJob::next_event() const {
+  const double total = progress_.total();
+  if (watch_ == Watch::off) return {progress_.time_when(total), EventKind::completion};
+  const double end = iteration_end_work();
+  if (end >= total * (1 - 1e-12)) return {progress_.time_when(total), EventKind::completion};
+  return {progress_.time_when(end), EventKind::iteration_end};
+}
+
+}  // namespace cosched::sim

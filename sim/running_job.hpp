@@ -1,0 +1,93 @@
+// One admitted job inside the simulator: its progress, its SelfAnalyzer, and which of its iterations the
+// engine has to look at (docs/simulator.md, "Which iterations are simulated").
+//
+// A real job runs thousands of iterations; the policies only hear about them through reports. So the engine
+// observes iterations (one event each, fed to the Analyzer) only while they can change what the RM knows:
+//   open         an iteration is open in the Analyzer; its end is an event
+//   to_boundary  the job runs unobserved to its next iteration boundary, then opens one (detection delay,
+//                or a periodic re-sample of a steady job)
+//   off          steady: the Analyzer's latest report describes the current team; nothing to observe until
+//                the allocation changes (or until the next re-sample when report_every_s > 0)
+// With measurement noise 0, every further report of a steady job repeats the last one, so `off` loses
+// nothing a policy acts on; tests/unit/sim checks that the registry's policies give the same results.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+
+#include "sim/analyzer_model.hpp"
+#include "sim/app_model.hpp"
+#include "sim/event_queue.hpp"
+#include "sim/job_progress.hpp"
+
+namespace cosched::sim {
+
+struct JobTiming {
+  double realloc_cost_s = 0;  // progress lost per team change
+  double report_every_s = 0;  // steady jobs re-sample an iteration this often (0: only after a change)
+};
+
+class RunningJob {
+ public:
+  RunningJob(const JobSpec& spec, const AnalyzerSettings& analyzer, const JobTiming& timing, std::uint64_t seed);
+
+  // The first allocation, at admission.
+  void start(double t, int cpus);
+  // The RM's decision at time t (only called when count or runnable changed, or the CPU set moved).
+  void reallocate(double t, int cpus, bool runnable);
+  // The event the engine scheduled for this job (the engine checked its generation).
+  void on_boundary(double t);
+  void on_resume(double t);
+
+  struct Next {
+    double t = std::numeric_limits<double>::infinity();
+    EventKind kind = EventKind::completion;
+  };
+  // The job's next event (an iteration boundary or its completion), and a separate re-sample time
+  // (+inf when none). Both are valid until the generation changes.
+  [[nodiscard]] Next next_event() const;
+  [[nodiscard]] double resume_at() const { return resume_at_; }
+  [[nodiscard]] std::uint64_t generation() const { return generation_; }
+
+  [[nodiscard]] const JobSpec& spec() const { return *spec_; }
+  [[nodiscard]] bool started() const { return generation_ > 0; }
+  [[nodiscard]] int allocation() const { return cpus_; }
+  [[nodiscard]] bool runnable() const { return runnable_; }
+  [[nodiscard]] int team() const { return progress_.team(); }
+  [[nodiscard]] const JobProgress& progress() const { return progress_; }
+  [[nodiscard]] bool has_analyzer() const { return analyzer_enabled_; }
+  [[nodiscard]] const AnalyzerModel& analyzer() const { return analyzer_; }
+  [[nodiscard]] std::uint64_t iterations_observed() const { return observed_; }
+
+ private:
+  enum class Watch { open, to_boundary, off };
+
+  // Work closer than this fraction of an iteration to a boundary counts as at the boundary (float drift).
+  static constexpr double kBoundaryTolerance = 1e-9;
+
+  [[nodiscard]] double iteration_end_work() const;  // work at the end of iteration `iteration_`
+  [[nodiscard]] bool boundary_due() const;
+  void open_iteration(double t, bool dirty);
+  void after_report(double t, double iteration_seconds);
+  void set_team(double t, int team);
+  void sync_iteration_index();
+
+  const JobSpec* spec_;
+  JobTiming timing_;
+  bool analyzer_enabled_;
+  AnalyzerModel analyzer_;
+  JobProgress progress_;
+  double iteration_work_;
+  std::int64_t iteration_ = 0;  // index of the iteration in progress
+  int detect_left_ = 0;         // iterations still to run before the Analyzer hears of the loop
+  Watch watch_ = Watch::off;
+  bool opened_any_ = false;     // the Analyzer has seen an iteration
+  double iteration_started_ = 0;
+  double resume_at_ = std::numeric_limits<double>::infinity();
+  int cpus_ = 0;
+  bool runnable_ = true;
+  std::uint64_t generation_ = 0;
+  std::uint64_t observed_ = 0;
+};
+
+}  // namespace cosched::sim

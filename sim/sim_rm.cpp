@@ -1,0 +1,182 @@
+// The resource manager's side of the simulation, mirroring rm/daemon_jobs.cpp call for call: build the
+// snapshot, call the policy, make its answer safe (every allocation in [1, cpus]), place CPUs with the
+// daemon's own rm::place(), apply, and deliver reports at quantum ticks (Daemon::poll_reports).
+#include <algorithm>
+#include <map>
+
+#include "cosched/log.hpp"
+#include "placement.hpp"
+#include "sim/simulator.hpp"
+
+namespace cosched::sim {
+
+namespace {
+constexpr std::size_t kHistoryDepth = 16;  // as the daemon keeps (rm/daemon_jobs.cpp)
+constexpr int kBadAllocationWarnings = 10;
+}  // namespace
+
+policy::JobView* Simulator::view_of(policy::JobId id) {
+  auto pos = std::lower_bound(snapshot_.jobs.begin(), snapshot_.jobs.end(), id,
+                              [](const policy::JobView& v, policy::JobId x) { return v.id < x; });
+  return pos != snapshot_.jobs.end() && pos->id == id ? &*pos : nullptr;
+}
+
+void Simulator::flush_job_update(policy::JobId id) {
+  auto it = running_.find(id);
+  if (it == running_.end() || !it->second.update_pending) return;
+  Slot& slot = it->second;
+  slot.update_pending = false;
+  const policy::JobView* v = view_of(id);
+  if (!slot.job->started()) {
+    slot.job->start(now_, v->allocation);
+    if (!v->runnable) slot.job->reallocate(now_, v->allocation, false);
+  } else {
+    // Called even when the net count is unchanged: the CPU set moved (reallocation cost, runnable changes).
+    slot.job->reallocate(now_, v->allocation, v->runnable);
+    ++stats_.reallocations;
+  }
+  note_report(id, slot);  // an iteration ending at this instant may have published one
+  schedule(id);
+}
+
+void Simulator::flush_job_updates() {
+  // Admission order, so that the event sequence does not depend on which decision touched a job first.
+  std::sort(pending_updates_.begin(), pending_updates_.end());
+  for (policy::JobId id : pending_updates_) flush_job_update(id);
+  pending_updates_.clear();
+}
+
+bool Simulator::decide(policy::Event event, policy::JobId subject) {
+  snapshot_.now = now_;
+  snapshot_.event = event;
+  snapshot_.subject = subject;
+  ++stats_.decisions;
+  const policy::Decision d = policy_.decide(snapshot_);
+  return apply(d, event, subject);
+}
+
+bool Simulator::apply(const policy::Decision& d, policy::Event event, policy::JobId subject) {
+  const int ncpu = config_.cpus;
+  const std::size_t n = snapshot_.jobs.size();
+  std::vector<int> want(n);
+  std::vector<char> runnable(n);
+  bool counts_changed = false;
+  for (std::size_t i = 0; i < n; ++i) {
+    const policy::JobView& v = snapshot_.jobs[i];
+    const policy::Allocation* a = i < d.jobs.size() && d.jobs[i].id == v.id ? &d.jobs[i] : d.find(v.id);
+    int w = a != nullptr ? a->cpus : 0;
+    if (a == nullptr || w < 1 || w > ncpu) {
+      // The daemon's rule: a missing or out-of-range allocation keeps the job where it is.
+      if (stats_.bad_allocations++ < kBadAllocationWarnings) {
+        COSCHED_ERROR(sim, "{} gave job {} {} CPUs (must be 1..{}); keeping {}", policy_.name(), v.id, w, ncpu,
+                      std::max(v.allocation, 1));
+      }
+      w = std::clamp(std::max(v.allocation, 1), 1, ncpu);
+    }
+    want[i] = w;
+    runnable[i] = a != nullptr ? a->runnable : 1;
+    counts_changed |= w != v.allocation;
+  }
+
+  // With every count unchanged rm::place() keeps every CPU set as it is, so it only runs after a change.
+  std::map<policy::JobId, CpuSet> placed;
+  if (config_.place_cpus && counts_changed) {
+    std::vector<rm::PlaceRequest> requests;
+    requests.reserve(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      requests.push_back({snapshot_.jobs[i].id, want[i], running_.at(snapshot_.jobs[i].id).cpus});
+    }
+    placed = rm::place(cpu_order_, requests);
+  }
+
+  bool changed = false;
+  for (std::size_t i = 0; i < n; ++i) {
+    policy::JobView& v = snapshot_.jobs[i];
+    Slot& slot = running_.at(v.id);
+    auto p = placed.find(v.id);
+    const bool moved = want[i] != v.allocation || (runnable[i] != 0) != v.runnable ||
+                       (p != placed.end() && !(p->second == slot.cpus));
+    if (!moved) continue;
+    changed = true;
+    v.allocation = want[i];
+    v.runnable = runnable[i] != 0;
+    if (p != placed.end()) slot.cpus = p->second;
+    recorder_.allocation(slot.index, now_, v.runnable ? v.allocation : 0,
+                         config_.place_cpus ? slot.cpus.to_vector() : std::vector<int>{});
+    // The job itself hears of it at the end of this instant (flush_job_updates), net of any later change at
+    // the same time: a program reads its allocation at its next parallel region, not between two decisions.
+    if (!slot.update_pending) {
+      slot.update_pending = true;
+      pending_updates_.push_back(v.id);
+    }
+  }
+
+  const bool ml_changed = d.may_start != rm_may_start_;
+  rm_may_start_ = d.may_start;
+  if (d.wake_at) {
+    // As the daemon's timerfd: one pending wake-up, the latest request replaces it, at least 1 ms ahead.
+    ++timer_generation_;
+    events_.push(std::max(*d.wake_at, now_ + 0.001), EventKind::timer, -1, timer_generation_);
+  }
+  if (decisions_) {
+    const bool noteworthy = changed || ml_changed || event == policy::Event::arrival ||
+                            event == policy::Event::departure || event == policy::Event::report;
+    if (noteworthy) log_decision(d, event, subject);
+  }
+  return changed || ml_changed;
+}
+
+void Simulator::on_tick(std::int64_t index) {
+  tick_scheduled_ = false;
+  last_tick_ = index;
+  ++stats_.ticks;
+  // Daemon::on_quantum → poll_reports: read every fresh report first, then one decide(report) per job, in
+  // admission order; then decide(quantum).
+  std::sort(pending_reports_.begin(), pending_reports_.end());
+  std::vector<policy::JobId> fresh;
+  for (policy::JobId id : pending_reports_) {
+    auto it = running_.find(id);
+    if (it == running_.end()) continue;
+    it->second.report_pending = false;
+    it->second.delivered_seq = it->second.job->analyzer().report_seq();
+    policy::Perf p;
+    policy::JobView* v = view_of(id);
+    if (v == nullptr || !it->second.job->analyzer().perf(p) || p.seq == v->perf.seq) continue;
+    v->perf = p;
+    v->history.push_back({p.cpus, p.speedup, p.efficiency, p.iteration_s, now_});
+    if (v->history.size() > kHistoryDepth) v->history.erase(v->history.begin());
+    fresh.push_back(id);
+  }
+  pending_reports_.clear();
+  for (policy::JobId id : fresh) {
+    if (running_.count(id) == 0) continue;
+    ++stats_.reports;
+    decide(policy::Event::report, id);
+  }
+  // Another tick is needed only if this one's quantum decision was not a fixed point.
+  tick_needed_ = decide(policy::Event::quantum, -1);
+}
+
+void Simulator::log_decision(const policy::Decision& d, policy::Event event, policy::JobId subject) {
+  // The daemon's decision-log entry (rm/daemon_jobs.cpp), plus each job's SWF number.
+  nlohmann::json jobs = nlohmann::json::array();
+  for (const auto& v : snapshot_.jobs) {
+    const Slot& slot = running_.at(v.id);
+    const policy::Allocation* a = d.find(v.id);
+    jobs.push_back({{"id", v.id},
+                    {"swf", jobs_[slot.index].number},
+                    {"allocated", v.allocation},
+                    {"cpus", slot.cpus.to_string()},
+                    {"state", a != nullptr ? a->state : ""},
+                    {"reason", a != nullptr ? a->reason : ""}});
+  }
+  decisions_({{"t", now_},
+              {"event", policy::to_string(event)},
+              {"subject", subject},
+              {"policy", policy_.name()},
+              {"may_start", d.may_start},
+              {"may_start_reason", d.may_start_reason},
+              {"jobs", std::move(jobs)}});
+}
+
+}  // namespace cosched::sim

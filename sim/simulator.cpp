@@ -1,0 +1,205 @@
+// The event loop, the jobs' own events and the queuing system's side (qsubmit's rules from
+// qs/queue_policy.hpp). The resource manager's side is in sim_rm.cpp.
+#include "sim/simulator.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "cosched/log.hpp"
+
+namespace cosched::sim {
+
+namespace {
+
+// Each job's noise stream: from the run's seed and the job's SWF number, so it does not depend on the
+// order in which jobs happen to start (splitmix64 finaliser as the mixer).
+std::uint64_t job_seed(std::uint64_t seed, std::int64_t number) {
+  std::uint64_t z = seed + 0x9e3779b97f4a7c15ULL * (static_cast<std::uint64_t>(number) + 1);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+}  // namespace
+
+Simulator::Simulator(const SimConfig& config, const std::vector<JobSpec>& jobs, policy::Policy& policy)
+    : config_(config), jobs_(jobs), policy_(policy), recorder_(jobs) {
+  cpu_order_.resize(static_cast<std::size_t>(std::max(config_.cpus, 1)));
+  for (std::size_t i = 0; i < cpu_order_.size(); ++i) cpu_order_[i] = static_cast<int>(i);
+  snapshot_.machine = policy::Machine{config_.cpus, config_.cpus, 1, 1};
+  for (const auto& j : jobs_) usable_ += j.usable() ? 1 : 0;
+}
+
+Simulator::~Simulator() = default;
+
+void Simulator::run(const ProgressFn& progress) {
+  // As cosched-rm at start-up: one decision on the empty machine, so may-start has an answer at once.
+  decide(policy::Event::quantum, -1);
+  if (!jobs_.empty()) events_.push(std::max(jobs_[0].submit, 0.0), EventKind::arrival, 0);
+  for (;;) {
+    // Time is about to move on (or nothing is left at this instant): the jobs get the RM's last word.
+    if (!pending_updates_.empty() && (events_.empty() || events_.top().t > now_)) flush_job_updates();
+    if (events_.empty()) break;
+    SimEvent e = events_.pop();
+    handle(e);
+    if (progress && (stats_.events & 0xffff) == 0) progress(now_, finished_, jobs_.size());
+  }
+  if (!running_.empty() || !queue_.empty()) {
+    COSCHED_WARN(sim, "simulation stopped at t={:.3f} s with {} job(s) running and {} queued: nothing left could "
+                      "make progress (a policy that stops jobs without a wake_at?)",
+                 now_, running_.size(), queue_.size());
+  }
+  if (progress) progress(now_, finished_, jobs_.size());
+}
+
+void Simulator::handle(const SimEvent& e) {
+  now_ = std::max(now_, e.t);
+  const bool job_event = e.kind == EventKind::completion || e.kind == EventKind::iteration_end ||
+                         e.kind == EventKind::resume;
+  // A job's own event sees the allocation decided for it earlier at this instant.
+  if (job_event) flush_job_update(e.subject);
+  if (e.kind != EventKind::arrival && e.kind != EventKind::quantum) {
+    const bool stale = e.kind == EventKind::timer ? e.generation != timer_generation_ : [&] {
+      auto it = running_.find(e.subject);
+      return it == running_.end() || it->second.job->generation() != e.generation;
+    }();
+    if (stale) {
+      ++stats_.stale_events;
+      return;
+    }
+  }
+  ++stats_.events;
+  switch (e.kind) {
+    case EventKind::arrival:
+      on_arrival(static_cast<std::size_t>(e.subject));
+      break;
+    case EventKind::completion:
+      depart(e.subject);
+      break;
+    case EventKind::iteration_end: {
+      Slot& s = running_.at(e.subject);
+      s.job->on_boundary(now_);
+      note_report(e.subject, s);
+      schedule(e.subject);
+      break;
+    }
+    case EventKind::resume:
+      running_.at(e.subject).job->on_resume(now_);
+      schedule(e.subject);
+      break;
+    case EventKind::timer:
+      tick_needed_ |= decide(policy::Event::timer, -1);
+      break;
+    case EventKind::quantum:
+      on_tick(e.subject);
+      break;
+  }
+  try_start();
+  schedule_tick();
+}
+
+void Simulator::on_arrival(std::size_t index) {
+  if (index + 1 < jobs_.size()) {
+    events_.push(std::max(jobs_[index + 1].submit, now_), EventKind::arrival, static_cast<std::int64_t>(index + 1));
+  }
+  const JobSpec& j = jobs_[index];
+  if (!j.usable()) return;  // reported as never started (Recorder), never silently dropped
+  queue_.push_back(qs::QueuedJob{static_cast<std::int64_t>(index), j.submit, j.request});
+  stats_.max_queue = std::max(stats_.max_queue, queue_.size());
+  note_ml();
+}
+
+void Simulator::try_start() {
+  // qsubmit's admission loop: while the rule allows, the selected job starts; each start is an arrival for
+  // the RM, whose decision answers may-start for the next one.
+  while (!queue_.empty() &&
+         qs::may_start(static_cast<int>(running_.size()), config_.fixed_ml, rm_may_start_)) {
+    const int pick = qs::select_next(queue_, config_.selection);
+    const auto index = static_cast<std::size_t>(queue_[static_cast<std::size_t>(pick)].id);
+    queue_.erase(queue_.begin() + pick);
+    admit(index);
+  }
+}
+
+void Simulator::admit(std::size_t index) {
+  const JobSpec& spec = jobs_[index];
+  const policy::JobId id = next_id_++;
+  Slot slot;
+  slot.index = index;
+  slot.job = std::make_unique<RunningJob>(spec, config_.analyzer, config_.timing, job_seed(config_.seed, spec.number));
+  running_.emplace(id, std::move(slot));
+  stats_.max_running = std::max(stats_.max_running, static_cast<int>(running_.size()));
+
+  policy::JobView v;
+  v.id = id;
+  v.request = spec.request;
+  v.allocation = 0;  // the arrival decision gives the first allocation (apply() starts the job)
+  v.arrival = now_;
+  snapshot_.jobs.push_back(std::move(v));
+  recorder_.started(index, now_);
+  note_ml();
+  tick_needed_ |= decide(policy::Event::arrival, id);
+}
+
+void Simulator::depart(policy::JobId id) {
+  auto it = running_.find(id);
+  if (it == running_.end()) return;
+  recorder_.ended(it->second.index, now_);
+  ++finished_;
+  running_.erase(it);
+  auto pos = std::lower_bound(snapshot_.jobs.begin(), snapshot_.jobs.end(), id,
+                              [](const policy::JobView& v, policy::JobId x) { return v.id < x; });
+  if (pos != snapshot_.jobs.end() && pos->id == id) snapshot_.jobs.erase(pos);
+  policy_.forget(id);
+  note_ml();
+  tick_needed_ |= decide(policy::Event::departure, id);
+}
+
+void Simulator::schedule(policy::JobId id) {
+  const RunningJob& job = *running_.at(id).job;
+  const RunningJob::Next next = job.next_event();
+  if (std::isfinite(next.t)) events_.push(std::max(next.t, now_), next.kind, id, job.generation());
+  if (std::isfinite(job.resume_at())) events_.push(std::max(job.resume_at(), now_), EventKind::resume, id, job.generation());
+}
+
+void Simulator::note_report(policy::JobId id, Slot& slot) {
+  // A report the RM has not read yet waits for the next tick (Daemon::poll_reports runs each quantum).
+  stats_.iterations = stats_.iterations - slot.observed + slot.job->iterations_observed();
+  slot.observed = slot.job->iterations_observed();
+  if (slot.report_pending || slot.job->analyzer().report_seq() == slot.delivered_seq) return;
+  slot.report_pending = true;
+  pending_reports_.push_back(id);
+}
+
+void Simulator::schedule_tick() {
+  if (tick_scheduled_) return;
+  const bool wanted = tick_needed_ || !pending_reports_.empty() ||
+                      (config_.every_quantum && (!running_.empty() || !queue_.empty()));
+  if (!wanted) return;
+  // The daemon's ticks lie on a fixed grid k × quantum. The next one is the first grid point at or after
+  // now that has not run yet: a tick at this very instant comes after the current event (the tie order of
+  // event_queue.hpp), exactly as when the engine had scheduled it earlier for another reason.
+  auto k = static_cast<std::int64_t>(std::ceil(now_ / config_.quantum_s));
+  if (static_cast<double>(k) * config_.quantum_s < now_) ++k;
+  k = std::max(k, last_tick_ + 1);
+  events_.push(static_cast<double>(k) * config_.quantum_s, EventKind::quantum, k);
+  tick_scheduled_ = true;
+}
+
+void Simulator::note_ml() {
+  recorder_.ml(now_, static_cast<int>(running_.size()), static_cast<int>(queue_.size()));
+}
+
+const char* to_string(EventKind k) noexcept {
+  switch (k) {
+    case EventKind::completion: return "completion";
+    case EventKind::iteration_end: return "iteration_end";
+    case EventKind::arrival: return "arrival";
+    case EventKind::timer: return "timer";
+    case EventKind::quantum: return "quantum";
+    case EventKind::resume: return "resume";
+  }
+  return "?";
+}
+
+}  // namespace cosched::sim

@@ -1,0 +1,142 @@
+// cosched-sim's engine: replays a workload against one policy object from rm/policies (the very objects
+// cosched-rm runs, DESIGN rule 2) on a modelled machine, and records what qsubmit would record.
+//
+// What it plays, per role (docs/simulator.md has the full account):
+//   qsubmit  arrivals at their submit times; a queue with qs::select_next (FCFS or shortest request);
+//            admission with qs::may_start (the RM's Decision::may_start, or a fixed --ml)
+//   the RM   the daemon's calls, in its order: decide(arrival) on admission, decide(departure) on exit,
+//            at each quantum tick decide(report) for every job with a new report then decide(quantum),
+//            decide(timer) at Decision::wake_at; the same clamping of allocations and the same placement
+//            (rm::place) as rm/daemon_jobs.cpp
+//   the jobs RunningJob: work, speedup curve, reallocation cost, and libcosched's real SelfAnalyzer
+//
+// Quantum ticks are simulated only when one can matter (a report to deliver, a decision to follow up, or
+// --every-quantum); see "Quantum ticks" in docs/simulator.md for why that is exact for policies that are
+// functions of the snapshot.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "cosched/cpuset.hpp"
+#include "policies/policy.hpp"
+#include "qs/queue_policy.hpp"
+#include "qs/results.hpp"
+#include "sim/app_model.hpp"
+#include "sim/event_queue.hpp"
+#include "sim/recorder.hpp"
+#include "sim/running_job.hpp"
+
+namespace cosched::sim {
+
+struct SimConfig {
+  int cpus = 1;
+  int fixed_ml = 0;                       // > 0: start jobs while fewer run (qsubmit --ml); 0: ask the policy
+  qs::Selection selection = qs::Selection::fcfs;
+  double quantum_s = 0.1;                 // the RM's quantum (cosched-rm --quantum-ms, default 100 ms)
+  bool every_quantum = false;             // tick every quantum while jobs exist, as the daemon does
+  bool place_cpus = true;                 // rm::place() for CPU lists; false: counts only (faster)
+  AnalyzerSettings analyzer;
+  JobTiming timing;
+  std::uint64_t seed = 1;
+};
+
+struct SimStats {
+  std::uint64_t events = 0;         // events handled (stale ones excluded)
+  std::uint64_t stale_events = 0;   // events dropped because their job changed since they were pushed
+  std::uint64_t decisions = 0;      // policy decide() calls
+  std::uint64_t ticks = 0;          // quantum ticks simulated
+  std::uint64_t reports = 0;        // reports delivered to the policy
+  std::uint64_t reallocations = 0;  // allocation changes applied to running jobs
+  std::uint64_t iterations = 0;     // iterations fed to SelfAnalyzers
+  std::size_t max_queue = 0;
+  int max_running = 0;
+  int bad_allocations = 0;          // allocations outside [1, cpus] that were clamped (a policy bug)
+};
+
+// Called now and then during a run: simulated time, jobs finished, jobs in the workload.
+using ProgressFn = std::function<void(double now, std::size_t finished, std::size_t total)>;
+// Receives one decision-log entry (the daemon's JSONL shape) per noteworthy decision.
+using DecisionSink = std::function<void(const nlohmann::json&)>;
+
+class Simulator {
+ public:
+  Simulator(const SimConfig& config, const std::vector<JobSpec>& jobs, policy::Policy& policy);
+  ~Simulator();
+  Simulator(const Simulator&) = delete;
+  Simulator& operator=(const Simulator&) = delete;
+
+  void set_decision_sink(DecisionSink sink) { decisions_ = std::move(sink); }
+  // Runs until every usable job has completed (or nothing can happen any more).
+  void run(const ProgressFn& progress = {});
+
+  [[nodiscard]] const SimStats& stats() const { return stats_; }
+  [[nodiscard]] double now() const { return now_; }
+  // One record per workload job, in workload order; ML samples in time order.
+  std::vector<results::JobRecord> take_records() { return recorder_.take_jobs(); }
+  std::vector<results::MlSample> take_ml() { return recorder_.take_ml(); }
+
+ private:
+  struct Slot {
+    std::unique_ptr<RunningJob> job;
+    std::size_t index = 0;           // into the workload
+    CpuSet cpus;
+    bool report_pending = false;
+    std::uint64_t delivered_seq = 0;  // the Analyzer's report_seq the RM last read
+    std::uint64_t observed = 0;       // iterations already counted in SimStats
+    bool update_pending = false;      // the RM changed its allocation at this instant; the job not yet
+  };
+
+  // simulator.cpp: the loop, the jobs' events, the queuing system
+  void handle(const SimEvent& e);
+  void on_arrival(std::size_t index);
+  void admit(std::size_t index);
+  void depart(policy::JobId id);
+  void try_start();
+  void schedule(policy::JobId id);
+  void note_report(policy::JobId id, Slot& slot);
+  void schedule_tick();
+  void note_ml();
+
+  // sim_rm.cpp: the resource manager's side (snapshot, decide, apply, placement, reports)
+  bool decide(policy::Event event, policy::JobId subject);
+  bool apply(const policy::Decision& d, policy::Event event, policy::JobId subject);
+  void on_tick(std::int64_t index);
+  void flush_job_update(policy::JobId id);
+  void flush_job_updates();
+  policy::JobView* view_of(policy::JobId id);
+  void log_decision(const policy::Decision& d, policy::Event event, policy::JobId subject);
+
+  SimConfig config_;
+  const std::vector<JobSpec>& jobs_;
+  policy::Policy& policy_;
+  std::vector<int> cpu_order_;  // the machine's CPUs in placement order (a flat machine: 0..cpus-1)
+
+  EventQueue events_;
+  double now_ = 0;
+  std::size_t next_arrival_ = 0;
+  std::size_t finished_ = 0;
+  std::size_t usable_ = 0;
+
+  std::vector<qs::QueuedJob> queue_;  // id = workload index
+  std::map<policy::JobId, Slot> running_;
+  policy::JobId next_id_ = 1;
+  policy::Snapshot snapshot_;  // kept up to date incrementally; jobs in admission order
+  std::vector<policy::JobId> pending_reports_;
+  std::vector<policy::JobId> pending_updates_;  // jobs whose allocation changed at the current instant
+  bool rm_may_start_ = false;
+  bool tick_needed_ = false;
+  bool tick_scheduled_ = false;
+  std::int64_t last_tick_ = -1;  // grid index of the last tick run
+  std::uint64_t timer_generation_ = 0;
+
+  Recorder recorder_;
+  SimStats stats_;
+  DecisionSink decisions_;
+};
+
+}  // namespace cosched::sim

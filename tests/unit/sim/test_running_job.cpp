@@ -1,0 +1,153 @@
+// One job's timeline: baseline at one CPU, warm-up, measurement, steady state, reallocations, completion —
+// checked against the arithmetic of docs/simulator.md.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "sim/running_job.hpp"
+
+using namespace cosched;
+using sim::EventKind;
+using sim::RunningJob;
+
+namespace {
+
+struct Fixture {
+  sim::AppModel app{"lin", "lin", *sim::parse_speedup_spec("linear"), 1.0, "test"};
+  sim::JobSpec spec;
+  sim::AnalyzerSettings analyzer;
+  sim::JobTiming timing;
+
+  Fixture(double work, int request) {
+    spec.number = 1;
+    spec.request = request;
+    spec.work = work;
+    spec.app = &app;
+  }
+};
+
+// Drives a job alone (no RM changes) through its events; returns the completion time.
+double run_alone(RunningJob& job, int* reports = nullptr, double* first_report_at = nullptr) {
+  std::uint64_t seq = 0;
+  for (int guard = 0; guard < 100000; ++guard) {
+    const auto next = job.next_event();
+    const double resume = job.resume_at();
+    if (resume < next.t) {
+      job.on_resume(resume);
+      continue;
+    }
+    if (next.kind == EventKind::completion) return next.t;
+    job.on_boundary(next.t);
+    if (job.analyzer().report_seq() != seq) {
+      seq = job.analyzer().report_seq();
+      if (reports != nullptr) ++*reports;
+      if (first_report_at != nullptr && *first_report_at < 0) *first_report_at = next.t;
+    }
+  }
+  ADD_FAILURE() << "job never completed";
+  return -1;
+}
+
+}  // namespace
+
+TEST(RunningJob, BaselineAtOneCpuThenTheAllocation) {
+  // 40 one-CPU seconds, 1-s iterations, 4 CPUs, linear: 3 baseline iterations at 1 CPU (3 s), a warm-up
+  // and 3 measured iterations at 4 CPUs (1 s), report at t = 4; the remaining 33 units at rate 4 → 12.25.
+  Fixture f(40, 4);
+  RunningJob job(f.spec, f.analyzer, f.timing, 1);
+  job.start(0, 4);
+  EXPECT_EQ(job.team(), 1);
+  int reports = 0;
+  double first = -1;
+  EXPECT_DOUBLE_EQ(run_alone(job, &reports, &first), 12.25);
+  EXPECT_DOUBLE_EQ(first, 4.0);
+  EXPECT_EQ(reports, 1);  // no noise: steady after the first report, nothing more to observe
+  EXPECT_EQ(job.iterations_observed(), 7u);
+  policy::Perf p;
+  ASSERT_TRUE(job.analyzer().perf(p));
+  EXPECT_EQ(p.cpus, 4);
+  EXPECT_NEAR(p.speedup, 4.0, 1e-9);
+}
+
+TEST(RunningJob, ReallocationCostIsLostProgressAtEachTeamChange) {
+  Fixture f(40, 4);
+  f.timing.realloc_cost_s = 0.5;
+  RunningJob job(f.spec, f.analyzer, f.timing, 1);
+  job.start(0, 4);
+  // Team 1 → 4 at t = 3 stalls until 3.5; then 37 units at rate 4.
+  EXPECT_DOUBLE_EQ(run_alone(job), 3.5 + 37.0 / 4);
+}
+
+TEST(RunningJob, WithoutAnalyzerTheJobRunsItsSwfTimeExactly) {
+  Fixture f(40, 4);
+  f.analyzer.enabled = false;
+  RunningJob job(f.spec, f.analyzer, f.timing, 1);
+  job.start(0, 4);
+  EXPECT_EQ(job.team(), 4);
+  EXPECT_DOUBLE_EQ(run_alone(job), 10.0);
+  EXPECT_EQ(job.iterations_observed(), 0u);
+}
+
+TEST(RunningJob, ASteadyJobIsObservedAgainAfterAReallocation) {
+  Fixture f(400, 8);
+  RunningJob job(f.spec, f.analyzer, f.timing, 1);
+  job.start(0, 8);
+  // Baseline: 3 s. Warm-up + 3 at rate 8: 0.5 s. First report at t = 3.5; then steady (off).
+  for (int i = 0; i < 7; ++i) job.on_boundary(job.next_event().t);
+  EXPECT_EQ(job.analyzer().report_seq(), 1u);
+  EXPECT_EQ(job.next_event().kind, EventKind::completion);
+  // The RM halves it at t = 10.1 (mid-iteration): that iteration is dirty, 3 more at 4 CPUs report.
+  job.reallocate(10.1, 4, true);
+  EXPECT_EQ(job.team(), 4);
+  EXPECT_EQ(job.next_event().kind, EventKind::iteration_end);
+  double t = 0;
+  for (int i = 0; i < 4; ++i) {
+    t = job.next_event().t;
+    job.on_boundary(t);
+  }
+  EXPECT_EQ(job.analyzer().report_seq(), 2u);
+  policy::Perf p;
+  ASSERT_TRUE(job.analyzer().perf(p));
+  EXPECT_EQ(p.cpus, 4);
+  EXPECT_NEAR(p.speedup, 4.0, 1e-9);
+  // Work is conserved: done(10.1) = 3 + 0.5·8 + 6.6·8 = 59.8; to 400 at rate 4 → 10.1 + 85.05.
+  EXPECT_NEAR(job.next_event().t, 10.1 + (400 - 59.8) / 4, 1e-9);
+}
+
+TEST(RunningJob, ReportEveryResamplesASteadyJob) {
+  Fixture f(400, 8);
+  f.timing.report_every_s = 2.0;
+  RunningJob job(f.spec, f.analyzer, f.timing, 1);
+  job.start(0, 8);
+  int reports = 0;
+  run_alone(job, &reports);
+  // 3.5 s to the first report, then one about every 2 s (+ up to one 0.125-s iteration) until t = 50.125.
+  EXPECT_GE(reports, 20);
+  EXPECT_LE(reports, 24);
+}
+
+TEST(RunningJob, AStoppedJobMakesNoProgressAndResumes) {
+  Fixture f(40, 4);
+  f.analyzer.enabled = false;
+  RunningJob job(f.spec, f.analyzer, f.timing, 1);
+  job.start(0, 4);
+  job.reallocate(2, 4, false);  // 8 units done
+  EXPECT_TRUE(std::isinf(job.next_event().t));
+  job.reallocate(7, 4, true);
+  EXPECT_DOUBLE_EQ(job.next_event().t, 7 + 32.0 / 4);
+}
+
+TEST(RunningJob, DetectionDelayRunsNativelyFirst) {
+  Fixture f(40, 4);
+  f.analyzer.detect_iterations = 2;
+  RunningJob job(f.spec, f.analyzer, f.timing, 1);
+  job.start(0, 4);
+  EXPECT_EQ(job.team(), 4);
+  job.on_boundary(job.next_event().t);  // t = 0.25
+  EXPECT_EQ(job.team(), 4);
+  job.on_boundary(job.next_event().t);  // t = 0.5: the Analyzer starts; baseline at 1 CPU
+  EXPECT_EQ(job.team(), 1);
+  // The first baseline iteration follows a team change (DPD mode): discarded, so 4 baseline iterations.
+  for (int i = 0; i < 4; ++i) job.on_boundary(job.next_event().t);
+  EXPECT_EQ(job.team(), 4);
+}

@@ -1,0 +1,197 @@
+// The engine as a whole: the daemon's call sequence, qsubmit's admission rules, ties, determinism.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "sim_test_util.hpp"
+
+using namespace cosched;
+using namespace cosched::sim;
+using namespace cosched::sim::testing;
+
+namespace {
+
+// A test fixture policy (never registered): equal shares, records every call, may ask for a timer and may
+// stop the youngest job.
+class Recording : public policy::Policy {
+ public:
+  std::vector<policy::Snapshot> calls;
+  double wake_at = -1;
+  bool stop_youngest_until = false;
+  double resume_at = 0;
+
+  std::string_view name() const override { return "recording"; }
+  policy::Decision decide(const policy::Snapshot& s) override {
+    calls.push_back(s);
+    policy::Decision d;
+    const int n = static_cast<int>(s.jobs.size());
+    for (const auto& j : s.jobs) {
+      policy::Allocation a{j.id, std::max(1, std::min(j.request, s.machine.cpus / std::max(n, 1))), true, "", ""};
+      if (stop_youngest_until && n > 1 && j.id == s.jobs.back().id && s.now < resume_at) a.runnable = false;
+      d.jobs.push_back(a);
+    }
+    d.may_start = true;
+    if (wake_at >= 0 && s.now < wake_at) d.wake_at = wake_at;
+    return d;
+  }
+};
+
+SimConfig no_analyzer(int cpus) {
+  SimConfig c;
+  c.cpus = cpus;
+  c.analyzer.enabled = false;
+  return c;
+}
+
+}  // namespace
+
+TEST(Simulator, AJobAloneRunsItsSwfRunTime) {
+  Apps apps;
+  auto out = simulate(no_analyzer(8), {job(1, 5, 8, 100, apps.good)}, "equip");
+  ASSERT_EQ(out.jobs.size(), 1u);
+  EXPECT_DOUBLE_EQ(out.jobs[0].start, 5);
+  EXPECT_NEAR(out.jobs[0].end, 105, 1e-9);
+  ASSERT_EQ(out.jobs[0].allocation.size(), 1u);
+  EXPECT_EQ(out.jobs[0].allocation[0].cpus, 8);
+  EXPECT_EQ(out.jobs[0].allocation[0].cpu_list, (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7}));
+}
+
+TEST(Simulator, TheSelfAnalyzerBaselineIsPaidByTheJob) {
+  Apps apps;
+  SimConfig c;
+  c.cpus = 4;
+  auto out = simulate(c, {job(1, 0, 4, 10, apps.linear)}, "equip");
+  EXPECT_DOUBLE_EQ(out.jobs[0].end, 12.25);  // see RunningJob.BaselineAtOneCpuThenTheAllocation
+  EXPECT_EQ(out.stats.reports, 1u);
+}
+
+TEST(Simulator, TheDaemonsCallSequence) {
+  Apps apps;
+  SimConfig c;
+  c.cpus = 4;
+  Recording pol;
+  simulate(c, {job(1, 0, 4, 10, apps.linear)}, pol);
+  // Start-up decision; arrival and the tick that follows it; the report's tick (report, then quantum);
+  // departure. No other tick: nothing changed, so the daemon's ticks would have decided the same.
+  std::vector<policy::Event> events;
+  for (const auto& s : pol.calls) events.push_back(s.event);
+  using E = policy::Event;
+  EXPECT_EQ(events, (std::vector<E>{E::quantum, E::arrival, E::quantum, E::report, E::quantum, E::departure}));
+  // The report, published at t = 4.0, a quantum boundary, is read by the tick at that same instant.
+  EXPECT_NEAR(pol.calls[3].now, 4.0, 1e-9);
+  ASSERT_EQ(pol.calls[3].jobs.size(), 1u);
+  EXPECT_TRUE(pol.calls[3].jobs[0].perf.valid);
+  EXPECT_EQ(pol.calls[3].jobs[0].perf.cpus, 4);
+  EXPECT_EQ(pol.calls[3].jobs[0].history.size(), 1u);
+  EXPECT_NEAR(pol.calls[1].now, 0.0, 1e-12);
+  EXPECT_EQ(pol.calls[1].subject, 1);
+  EXPECT_EQ(pol.calls[1].jobs[0].allocation, 0);  // arrival: no CPUs yet
+}
+
+TEST(Simulator, WakeAtBecomesATimerEvent) {
+  Apps apps;
+  Recording pol;
+  pol.wake_at = 7.5;
+  simulate(no_analyzer(4), {job(1, 0, 4, 10, apps.linear)}, pol);
+  int timers = 0;
+  for (const auto& s : pol.calls) {
+    if (s.event == policy::Event::timer) {
+      ++timers;
+      EXPECT_NEAR(s.now, 7.5, 1e-12);
+    }
+  }
+  EXPECT_EQ(timers, 1);
+}
+
+TEST(Simulator, AStoppedJobHoldsNoCpusAndMakesNoProgress) {
+  // The time-sharing hook: Allocation::runnable = false stops a job until a later decision resumes it.
+  Apps apps;
+  Recording pol;
+  pol.stop_youngest_until = true;
+  pol.resume_at = 20;
+  pol.wake_at = 20;
+  auto out = simulate(no_analyzer(4), {job(1, 0, 2, 100, apps.linear), job(2, 0, 2, 10, apps.linear)}, pol);
+  EXPECT_NEAR(out.jobs[1].start, 0, 1e-12);
+  EXPECT_NEAR(out.jobs[1].end, 30, 1e-9);  // stopped for 20 s, then its 10 s
+  ASSERT_EQ(out.jobs[1].allocation.size(), 1u);
+  EXPECT_NEAR(out.jobs[1].allocation[0].t0, 20, 1e-12);
+}
+
+TEST(Simulator, FixedMultiprogrammingLevelQueuesJobs) {
+  Apps apps;
+  SimConfig c = no_analyzer(4);
+  c.fixed_ml = 1;
+  auto out = simulate(c, {job(1, 0, 4, 10, apps.linear), job(2, 1, 4, 10, apps.linear)}, "equip");
+  EXPECT_NEAR(out.jobs[1].start, 10, 1e-9);  // waits for job 1: a completion at t frees its slot at t
+  EXPECT_NEAR(out.jobs[1].end, 20, 1e-9);
+  ASSERT_GE(out.ml.size(), 3u);
+  EXPECT_EQ(out.ml[1].queued, 1);
+}
+
+TEST(Simulator, ChangesWithinOneInstantReachTheJobOnceAsTheirNetResult) {
+  // Job 2's departure and job 3's start happen at the same instant (t = 10): Equipartition gives job 1 all 8
+  // CPUs and takes 4 back at once. A program only sees its allocation at its next parallel region, so job 1
+  // keeps 4 CPUs without paying the reallocation cost twice. Same at t = 0 (job 1 starts with 4, not 8).
+  Apps apps;
+  SimConfig c = no_analyzer(8);
+  c.fixed_ml = 2;
+  c.timing.realloc_cost_s = 1.0;
+  auto out = simulate(c, {job(1, 0, 8, 50, apps.linear), job(2, 0, 4, 10, apps.linear), job(3, 1, 4, 10, apps.linear)},
+                      "equip");
+  EXPECT_DOUBLE_EQ(out.jobs[1].end, 10);
+  EXPECT_DOUBLE_EQ(out.jobs[2].end, 20);
+  // Job 1: 4 CPUs for 20 s (80 units), one 4 → 8 change at 20 (stalled to 21), 320 units at 8 CPUs.
+  EXPECT_DOUBLE_EQ(out.jobs[0].end, 61);
+}
+
+TEST(Simulator, SelectionOrderAndTies) {
+  Apps apps;
+  SimConfig c = no_analyzer(8);
+  c.fixed_ml = 1;
+  // Three jobs queue behind job 1; FCFS takes file order among equal submit times, SJF the smallest.
+  std::vector<JobSpec> jobs = {job(1, 0, 8, 10, apps.linear), job(2, 1, 8, 10, apps.linear),
+                               job(3, 1, 2, 10, apps.linear), job(4, 1, 4, 10, apps.linear)};
+  auto fcfs = simulate(c, jobs, "equip");
+  EXPECT_LT(fcfs.jobs[1].start, fcfs.jobs[2].start);
+  EXPECT_LT(fcfs.jobs[2].start, fcfs.jobs[3].start);
+  c.selection = qs::Selection::shortest_request;
+  auto sjf = simulate(c, jobs, "equip");
+  EXPECT_LT(sjf.jobs[2].start, sjf.jobs[3].start);
+  EXPECT_LT(sjf.jobs[3].start, sjf.jobs[1].start);
+}
+
+TEST(Simulator, UnusableJobsAreReportedNeverStarted) {
+  Apps apps;
+  std::vector<JobSpec> jobs = {job(1, 0, 2, 10, apps.linear), job(2, 1, 2, 10, apps.linear)};
+  jobs[1].problem = "run time unknown";
+  auto out = simulate(no_analyzer(4), jobs, "equip");
+  EXPECT_EQ(out.jobs[1].start, -1);
+  EXPECT_EQ(out.jobs[1].end, -1);
+  EXPECT_EQ(out.jobs[1].exit_status, -1);
+  EXPECT_EQ(out.jobs[1].id, 2);
+}
+
+TEST(Simulator, ZeroWorkJobsStartAndEndAtOnce) {
+  Apps apps;
+  auto out = simulate(no_analyzer(4), {job(1, 3, 2, 0, apps.linear)}, "equip");
+  EXPECT_DOUBLE_EQ(out.jobs[0].start, 3);
+  EXPECT_DOUBLE_EQ(out.jobs[0].end, 3);
+}
+
+TEST(Simulator, SameSeedSameRunDifferentSeedDifferentNoise) {
+  Apps apps;
+  SimConfig c;
+  c.cpus = 16;
+  c.analyzer.noise = 0.05;
+  c.timing.report_every_s = 0.1;
+  c.timing.realloc_cost_s = 0.05;
+  std::vector<JobSpec> jobs;
+  for (int i = 0; i < 12; ++i) jobs.push_back(job(i + 1, i * 3.0, 8, 30, i % 2 ? apps.good : apps.flat));
+  c.seed = 11;
+  auto a = simulate(c, jobs, "equal_eff");
+  auto b = simulate(c, jobs, "equal_eff");
+  EXPECT_TRUE(same_records(a.jobs, b.jobs));
+  c.seed = 12;
+  auto d = simulate(c, jobs, "equal_eff");
+  EXPECT_FALSE(same_records(a.jobs, d.jobs));
+}
