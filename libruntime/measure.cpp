@@ -18,7 +18,7 @@ thread_local bool tl_measuring_thread = false;
 
 std::uint64_t g_published_seq = 0;
 proto::Phase g_published_phase = proto::Phase::none;
-std::uint64_t g_seen_generation = 0;
+std::uint32_t g_seen_stops = 0;
 std::uint32_t g_seen_baseline = 0;
 
 inline std::uint64_t now_ns() noexcept {
@@ -27,13 +27,16 @@ inline std::uint64_t now_ns() noexcept {
   return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ULL + static_cast<std::uint64_t>(ts.tv_nsec);
 }
 
-// What the RM changed since the last region: a new placement at the same team size spoils the iteration in
-// progress (threads migrated), and a new baseline allocation takes effect at once.
+// What the RM changed since the last region: an iteration during which the RM stopped the job is not a
+// clean sample, and a new baseline allocation takes effect at once. A new CPU set at the same team size is
+// *not* a reason to drop the iteration: with jobs arriving every few seconds, a long iteration (a 1-CPU
+// baseline iteration of a big code) would then never complete (found with cosched-sim on PDPA's w1); the
+// change detector already ignores a single perturbed sample. A new team size is seen by the Analyzer itself.
 inline void follow_rm() noexcept {
   const auto& rm = g_arena->rm;
-  std::uint64_t gen = rm.generation.load(std::memory_order_relaxed);
-  if (gen != g_seen_generation) {
-    g_seen_generation = gen;
+  std::uint32_t stops = rm.stops.load(std::memory_order_relaxed);
+  if (stops != g_seen_stops) {
+    g_seen_stops = stops;
     g_analyzer->discard_iteration();
   }
   std::uint32_t base = rm.baseline_cpus.load(std::memory_order_relaxed);
@@ -85,7 +88,7 @@ void measure_init(const Options& opt, proto::Arena* arena) {
   alignas(sa::Analyzer) static unsigned char storage[sizeof(sa::Analyzer)];
   g_analyzer = new (storage) sa::Analyzer(c);  // sizes its arrays now; nothing allocates later
   g_arena = arena;
-  g_seen_generation = arena->rm.generation.load(std::memory_order_relaxed);
+  g_seen_stops = arena->rm.stops.load(std::memory_order_relaxed);
   tl_measuring_thread = true;
   follow_rm();
   publish();

@@ -80,8 +80,15 @@ nlohmann::json summarize(const Run& run);
 // time. write_run uses it when `run.ml` is empty; cosched-sim may use it instead of sampling.
 std::vector<MlSample> derive_ml(const std::vector<JobRecord>& jobs);
 
+struct WriteOptions {
+  // The traces (trace.prv/.pcf/.row, trace.json) grow with jobs × CPUs: a 10,000-job run on 1,024 CPUs
+  // makes gigabytes. Without them the run directory still has every table (and allocation.csv, from which
+  // traces can be drawn later).
+  bool traces = true;
+};
+
 // Writes every file above into `dir` (created if needed). Errors name the file.
-Status write_run(const std::string& dir, const Run& run);
+Status write_run(const std::string& dir, const Run& run, const WriteOptions& options = {});
 
 // Reads back jobs.csv + summary.json, and allocation.csv + ml.csv when present (used by tests and comparison
 // tools). Errors name the file, line and column.

@@ -50,27 +50,27 @@ std::string allocation_csv(const Run& run) {
 
 }  // namespace
 
-Status write_run(const std::string& dir, const Run& run) {
+Status write_run(const std::string& dir, const Run& run, const WriteOptions& options) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) return make_error(Errc::io_error, dir + ": cannot create directory: " + ec.message());
 
   std::vector<MlSample> ml = run.ml.empty() ? derive_ml(run.jobs) : run.ml;
   std::string summary = summarize(run).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-  Placement placement = place_on_cpus(run);
-  ParaverTrace paraver = paraver_trace(run, placement, ml);
-
+  std::vector<std::pair<const char*, std::string>> files;
+  files.emplace_back("ml.csv", ml_csv(ml));
+  files.emplace_back("allocation.csv", allocation_csv(run));
+  files.emplace_back("summary.json", std::move(summary));
+  if (options.traces) {
+    Placement placement = place_on_cpus(run);
+    ParaverTrace paraver = paraver_trace(run, placement, ml);
+    files.emplace_back("trace.prv", std::move(paraver.prv));
+    files.emplace_back("trace.pcf", std::move(paraver.pcf));
+    files.emplace_back("trace.row", std::move(paraver.row));
+    files.emplace_back("trace.json", chrome_trace(run, placement, ml));
+  }
   // jobs.csv last: once it exists, every other file of a first write exists too.
-  const std::pair<const char*, std::string> files[] = {
-      {"ml.csv", ml_csv(ml)},
-      {"allocation.csv", allocation_csv(run)},
-      {"summary.json", std::move(summary)},
-      {"trace.prv", std::move(paraver.prv)},
-      {"trace.pcf", std::move(paraver.pcf)},
-      {"trace.row", std::move(paraver.row)},
-      {"trace.json", chrome_trace(run, placement, ml)},
-      {"jobs.csv", jobs_csv(run)},
-  };
+  files.emplace_back("jobs.csv", jobs_csv(run));
   for (const auto& [name, content] : files) {
     if (Status s = text::write_file_atomically((std::filesystem::path(dir) / name).string(), content); !s) return s;
   }

@@ -13,27 +13,33 @@ struct Slots {
   int cap = 1;            // most jobs any CPU may carry
 };
 
-// Positions (indexes into order) a job may still take, nearest to its kept CPUs first.
-int pick_near(const Slots& s, const std::vector<char>& mine, const std::vector<int>& kept) {
+// Position a job may still take: lowest load, then nearest to its kept CPUs (dist[p]: distance from p to the
+// nearest kept position; 0 everywhere when nothing is kept), then lowest position.
+int pick_near(const Slots& s, const std::vector<char>& mine, const std::vector<int>& dist) {
   int best = -1;
   int best_load = INT_MAX;
   int best_dist = INT_MAX;
   const int n = static_cast<int>(s.load.size());
   for (int p = 0; p < n; ++p) {
     if (mine[static_cast<std::size_t>(p)] || s.load[static_cast<std::size_t>(p)] >= s.cap) continue;
-    int dist = 0;
-    if (!kept.empty()) {
-      dist = INT_MAX;
-      for (int k : kept) dist = std::min(dist, std::abs(k - p));
-    }
     int load = s.load[static_cast<std::size_t>(p)];
-    if (load < best_load || (load == best_load && dist < best_dist)) {
+    int d = dist[static_cast<std::size_t>(p)];
+    if (load < best_load || (load == best_load && d < best_dist)) {
       best = p;
       best_load = load;
-      best_dist = dist;
+      best_dist = d;
     }
   }
   return best;
+}
+
+// dist[q] = min(dist[q], |q - p|) after p became kept: only the positions nearer to p than to any earlier
+// kept position change, and they form one run on each side of p.
+void keep_position(std::vector<int>& dist, int p) {
+  const int n = static_cast<int>(dist.size());
+  dist[static_cast<std::size_t>(p)] = 0;
+  for (int q = p - 1; q >= 0 && dist[static_cast<std::size_t>(q)] > p - q; --q) dist[static_cast<std::size_t>(q)] = p - q;
+  for (int q = p + 1; q < n && dist[static_cast<std::size_t>(q)] > q - p; ++q) dist[static_cast<std::size_t>(q)] = q - p;
 }
 
 // For a job with nothing kept: the first run of `need` consecutive positions at the lowest load, so a new
@@ -84,9 +90,12 @@ std::map<policy::JobId, CpuSet> place(const std::vector<int>& order, const std::
     auto need = [&](std::size_t i) { return std::clamp(requests[i].count, 1, n) - static_cast<int>(kept[i].size()); };
     return need(a) > need(b);
   });
+  std::vector<char> mine(static_cast<std::size_t>(n), 0);
+  std::vector<int> dist(static_cast<std::size_t>(n), 0);
   for (std::size_t i : idx) {
     int want = std::clamp(requests[i].count, 1, n);
-    std::vector<char> mine(static_cast<std::size_t>(n), 0);
+    if (static_cast<int>(kept[i].size()) >= want) continue;  // nothing to add (the order puts these last)
+    std::fill(mine.begin(), mine.end(), 0);
     for (int p : kept[i]) mine[static_cast<std::size_t>(p)] = 1;
     if (kept[i].empty()) {
       int start = first_block(s, want);
@@ -98,8 +107,12 @@ std::map<policy::JobId, CpuSet> place(const std::vector<int>& order, const std::
         }
       }
     }
+    // Nothing kept: every position is at distance 0 (the lowest-load, lowest position wins).
+    std::fill(dist.begin(), dist.end(), kept[i].empty() ? 0 : INT_MAX);
+    for (int p : kept[i]) keep_position(dist, p);
+    const bool started_empty = kept[i].empty();
     while (static_cast<int>(kept[i].size()) < want) {
-      int p = pick_near(s, mine, kept[i]);
+      int p = pick_near(s, mine, dist);
       if (p < 0) {
         // Every position is at the cap (rounding): allow one more job on the least loaded CPU we lack.
         ++s.cap;
@@ -108,6 +121,8 @@ std::map<policy::JobId, CpuSet> place(const std::vector<int>& order, const std::
       kept[i].push_back(p);
       mine[static_cast<std::size_t>(p)] = 1;
       ++s.load[static_cast<std::size_t>(p)];
+      if (started_empty && kept[i].size() == 1) std::fill(dist.begin(), dist.end(), INT_MAX);
+      keep_position(dist, p);
     }
   }
   for (std::size_t i = 0; i < requests.size(); ++i) {

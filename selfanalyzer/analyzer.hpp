@@ -63,8 +63,8 @@ class Analyzer {
   void on_iteration_end(long id, std::uint64_t t_ns, int team) noexcept;
 
   // Caller: the runtime when the iteration in progress must not be measured although the team size did
-  // not change: the RM stopped the job for a while (time sharing) or moved its threads to other CPUs
-  // (RmBlock::generation moved). The next iteration is measured normally. O(1).
+  // not change: the RM stopped the job for a while (time sharing; RmBlock::stops moved). The next
+  // iteration is measured normally. O(1).
   void discard_iteration() noexcept { iter_dirty_ = true; }
 
   // Caller: parallel_begin, before on_region. The team size to use given the RM's allocation `granted`:

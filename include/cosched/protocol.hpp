@@ -83,6 +83,8 @@ struct alignas(64) RmBlock {
   std::atomic<std::uint32_t> seq;         // seqlock over cpu_mask and generation
   std::atomic<std::uint32_t> baseline_cpus;  // the SelfAnalyzer's baseline allocation (0: job default)
   std::atomic<std::uint32_t> flags;       // RmFlags
+  std::atomic<std::uint32_t> stops;       // times the RM stopped the job (time sharing): an iteration
+                                          // spanning a stop is not a clean measurement
   std::atomic<std::uint64_t> generation;  // bumped on every change of allocation or mask
   std::atomic<std::uint64_t> cpu_mask[kMaskWords];  // CPUs the job's threads may run on
 };
