@@ -14,7 +14,9 @@ namespace {
 // which is the one that begins outermost regions. Other threads that begin regions are not measured.
 proto::Arena* g_arena = nullptr;
 sa::Analyzer* g_analyzer = nullptr;
-thread_local bool tl_measuring_thread = false;
+// initial-exec: a plain %fs-relative load, not a __tls_get_addr call per region (a dlopen'ed library may
+// use the static TLS surplus glibc reserves for this; one byte here).
+__attribute__((tls_model("initial-exec"))) thread_local bool tl_measuring_thread = false;
 
 std::uint64_t g_published_seq = 0;
 proto::Phase g_published_phase = proto::Phase::none;
@@ -81,10 +83,13 @@ inline void publish() noexcept {
 }  // namespace
 
 void measure_init(const Options& opt, proto::Arena* arena) {
+  if (!opt.measure) return;  // team sizes only: tl_measuring_thread stays false everywhere
   sa::Config c;
   c.baseline_cpus = opt.baseline_cpus;
   c.baseline_iterations = opt.baseline_iterations;
   c.max_period = opt.max_period;
+  c.min_report_interval_s = 0.005;
+  c.min_sample_s = 0.0005;
   alignas(sa::Analyzer) static unsigned char storage[sizeof(sa::Analyzer)];
   g_analyzer = new (storage) sa::Analyzer(c);  // sizes its arrays now; nothing allocates later
   g_arena = arena;
@@ -94,19 +99,16 @@ void measure_init(const Options& opt, proto::Arena* arena) {
   publish();
 }
 
-int measure_team_for(int granted) noexcept {
+int measure_region(std::uintptr_t region_id, int granted) noexcept {
   if (!tl_measuring_thread) return granted;
-  return g_analyzer->team_for(granted);
-}
-
-void measure_region(std::uintptr_t region_id, int team) noexcept {
-  if (!tl_measuring_thread) return;
   follow_rm();
-  g_analyzer->on_region(static_cast<std::uint64_t>(region_id), now_ns(), team);
+  const int team = g_analyzer->team_for(granted);
+  g_analyzer->on_region(static_cast<std::uint64_t>(region_id), team, &now_ns);
   auto& job = g_arena->job;
   job.regions.store(g_analyzer->regions(), std::memory_order_relaxed);
   job.last_team.store(team, std::memory_order_relaxed);
   publish();
+  return team;
 }
 
 void measure_iteration_begin(long id) noexcept {

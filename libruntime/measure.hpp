@@ -11,12 +11,10 @@ namespace cosched::rt {
 
 void measure_init(const Options& opt, proto::Arena* arena);
 
-// The team size to use for the next outermost region given the RM's grant (the SelfAnalyzer asks for the
-// baseline allocation during its baseline phase).
-int measure_team_for(int granted) noexcept;
-
-// An outermost region begins with `team` threads (hot path).
-void measure_region(std::uintptr_t region_id, int team) noexcept;
+// An outermost region begins (hot path): feeds the SelfAnalyzer and returns the team size to use given the
+// RM's grant (the baseline allocation during the SelfAnalyzer's baseline phase). Threads other than the
+// measured one get `granted` back untouched.
+int measure_region(std::uintptr_t region_id, int granted) noexcept;
 
 // Explicit API (relinked codes).
 void measure_iteration_begin(long id) noexcept;

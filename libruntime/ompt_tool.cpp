@@ -24,18 +24,17 @@ namespace {
 
 // The team size this thread last asked libomp for; avoids calling omp_set_num_threads when nothing changed
 // (shrinking the hot team releases threads, which is not free).
-thread_local int tl_last_team = 0;
+__attribute__((tls_model("initial-exec"))) thread_local int tl_last_team = 0;
 
 void on_parallel_begin(ompt_data_t* /*encountering_task*/, const ompt_frame_t* /*frame*/,
                        ompt_data_t* /*parallel_data*/, unsigned int /*requested*/, int /*flags*/,
                        const void* codeptr_ra) {
   if (omp_get_level() != 0) return;  // nested regions keep what the outer team decided
-  int team = measure_team_for(granted_team());
+  const int team = measure_region(reinterpret_cast<std::uintptr_t>(codeptr_ra), granted_team());
   if (team != tl_last_team) {
     omp_set_num_threads(team);
     tl_last_team = team;
   }
-  measure_region(reinterpret_cast<std::uintptr_t>(codeptr_ra), team);
 }
 
 void on_thread_begin(ompt_thread_t type, ompt_data_t* /*thread_data*/) {

@@ -55,6 +55,7 @@ Options read_options() {
   o.baseline_cpus = env_int("COSCHED_BASELINE", o.baseline_cpus);
   o.baseline_iterations = env_int("COSCHED_BASELINE_ITERATIONS", o.baseline_iterations);
   o.max_period = env_int("COSCHED_MAX_PERIOD", o.max_period);
+  if (const char* m = std::getenv("COSCHED_MEASURE"); m != nullptr && std::strcmp(m, "0") == 0) o.measure = false;
   return o;
 }
 

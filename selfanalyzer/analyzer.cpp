@@ -21,7 +21,7 @@ void Analyzer::set_baseline_cpus(int cpus) noexcept {
 
 // --- event entry points -------------------------------------------------------------------------
 
-void Analyzer::on_region(std::uint64_t region_id, std::uint64_t t_ns, int team) noexcept {
+void Analyzer::on_region_at(std::uint64_t region_id, int team, ClockFn now, std::uint64_t t_ns) noexcept {
   ++regions_;
   team = std::max(team, 1);  // a runtime bug must not poison the iteration bookkeeping (0 = "unset")
   const bool team_changed = last_team_ != 0 && team != last_team_;
@@ -31,8 +31,14 @@ void Analyzer::on_region(std::uint64_t region_id, std::uint64_t t_ns, int team) 
     if (step.lock_changed) on_lock_changed(step.period);
     // A boundary region ends the previous iteration and is the first region of the next one.
     if (step.boundary && phase_ != Phase::detecting) {
-      close_iteration(t_ns);
-      open_iteration(t_ns);
+      if (iter_open_ && iter_span_ < batch_) {
+        ++iter_span_;  // short iterations: this one joins the sample in progress (no clock read)
+        ++iterations_;
+      } else {
+        if (now != nullptr) t_ns = now();
+        close_iteration(t_ns);
+        open_iteration(t_ns);
+      }
     }
   }
   if (iter_open_) note_region(team, team_changed);
@@ -110,6 +116,7 @@ void Analyzer::restart_measurement() noexcept {
 
 void Analyzer::open_iteration(std::uint64_t t_ns) noexcept {
   iter_open_ = true;
+  iter_span_ = 1;
   iter_dirty_ = false;
   iter_team_ = 0;
   iter_regions_ = 0;
@@ -129,11 +136,22 @@ void Analyzer::close_iteration(std::uint64_t t_ns) noexcept {
   iter_open_ = false;
   ++iterations_;
   if (explicit_) explicit_regions_ = iter_regions_;
-  if (iter_dirty_ || iter_team_ < 1 || t_ns <= iter_start_ns_) return;
-  record_sample(iter_team_, static_cast<double>(t_ns - iter_start_ns_) * 1e-9);
+  if (t_ns <= iter_start_ns_) return;
+  const double elapsed = static_cast<double>(t_ns - iter_start_ns_) * 1e-9;
+  if (!explicit_ && cfg_.min_sample_s > 0) {
+    // Batch size for the next samples (Config::min_sample_s): doubling while a batch is too short to time
+    // cheaply, halving when it is long.
+    if (elapsed < cfg_.min_sample_s && batch_ < kMaxBatch) {
+      batch_ *= 2;
+    } else if (elapsed > 4 * cfg_.min_sample_s && batch_ > 1) {
+      batch_ /= 2;
+    }
+  }
+  if (iter_dirty_ || iter_team_ < 1) return;
+  record_sample(iter_team_, elapsed / iter_span_, t_ns);
 }
 
-void Analyzer::record_sample(int team, double seconds) noexcept {
+void Analyzer::record_sample(int team, double seconds, std::uint64_t t_ns) noexcept {
   if (phase_ != Phase::baseline && phase_ != Phase::measuring) return;
   if (team != window_team_) {
     window_.clear();
@@ -154,7 +172,13 @@ void Analyzer::record_sample(int team, double seconds) noexcept {
     if (window_.size() >= cfg_.baseline_iterations) finish_baseline(team);
     return;
   }
-  if (window_.size() >= cfg_.min_report_samples) publish();
+  if (window_.size() < cfg_.min_report_samples) return;
+  // The first report at a team size goes out at once (the RM is waiting for it); later ones are throttled.
+  const bool first_at_team = report_.seq == 0 || report_.cpus != team;
+  if (first_at_team || static_cast<double>(t_ns - last_publish_ns_) * 1e-9 >= cfg_.min_report_interval_s) {
+    last_publish_ns_ = t_ns;
+    publish();
+  }
 }
 
 void Analyzer::finish_baseline(int team) noexcept {

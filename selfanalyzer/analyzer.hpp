@@ -52,7 +52,14 @@ class Analyzer {
   // Caller: the OMPT parallel_begin callback, for outermost regions only, after the team size was
   // chosen with team_for(). region_id: the region's codeptr_ra; t_ns: a monotonic clock (any epoch);
   // team: the team size requested for this region. Cost: O(max_period), no allocation.
-  void on_region(std::uint64_t region_id, std::uint64_t t_ns, int team) noexcept;
+  void on_region(std::uint64_t region_id, std::uint64_t t_ns, int team) noexcept {
+    on_region_at(region_id, team, nullptr, t_ns);
+  }
+
+  // The same, reading the clock only when the region is an iteration boundary (the only time a timestamp
+  // is used): what the runtime calls, since most regions of an iteration need no time at all.
+  using ClockFn = std::uint64_t (*)() noexcept;
+  void on_region(std::uint64_t region_id, int team, ClockFn now) noexcept { on_region_at(region_id, team, now, 0); }
 
   // Caller: cosched_iter_begin/end (relinked codes). The first call switches the Analyzer to explicit
   // iterations for good: the DPD is no longer fed. `id` names the loop; iterations are begin..end of
@@ -91,12 +98,13 @@ class Analyzer {
   [[nodiscard]] const Config& config() const noexcept { return cfg_; }
 
  private:
+  void on_region_at(std::uint64_t region_id, int team, ClockFn now, std::uint64_t t_ns) noexcept;
   void on_lock_changed(int period) noexcept;
   void restart_measurement() noexcept;
   void open_iteration(std::uint64_t t_ns) noexcept;
   void note_region(int team, bool team_changed) noexcept;
   void close_iteration(std::uint64_t t_ns) noexcept;
-  void record_sample(int team, double seconds) noexcept;
+  void record_sample(int team, double seconds, std::uint64_t t_ns) noexcept;
   void finish_baseline(int team) noexcept;
   void publish() noexcept;
 
@@ -119,6 +127,9 @@ class Analyzer {
   int iter_team_ = 0;        // 0 until its first region
   int iter_regions_ = 0;
   std::uint64_t iter_start_ns_ = 0;
+  std::uint64_t last_publish_ns_ = 0;  // t_ns of the last report (throttling)
+  int batch_ = 1;       // detected iterations per timed sample (Config::min_sample_s)
+  int iter_span_ = 0;   // iterations the open sample spans so far
 
   // Explicit iteration API.
   bool explicit_ = false;

@@ -8,6 +8,7 @@ namespace cosched::sa {
 inline constexpr int kMaxPeriodLimit = 1024;  // longest period (regions per iteration) the DPD can find
 inline constexpr int kMaxWindow = 32;         // iteration times kept per team size
 inline constexpr int kMaxHistory = 8;         // distinct team sizes remembered for the Amdahl fit
+inline constexpr int kMaxBatch = 4096;        // most detected iterations timed as one sample
 
 struct Config {
   // Baseline measurement (PDPA paper §3.1: "a few initial iterations ... with a small number of
@@ -31,6 +32,18 @@ struct Config {
   int jump_min_samples = 3;     // samples at the current team size before times are judged at all
 
   int history = 4;              // distinct team sizes remembered (most recent first)
+
+  // Reports at P: at most one per this interval once the first report at P exists (0: one per iteration).
+  // A program whose iterations last microseconds would otherwise pay the Amdahl fit and a seqlock publish at
+  // every region; the RM reads reports once per quantum anyway. libcosched uses 5 ms.
+  double min_report_interval_s = 0;
+
+  // Detected iterations shorter than this are timed in batches: the clock is read and a sample taken only
+  // every `batch` boundaries, with `batch` doubling while a batch lasts less than min_sample_s (and halving
+  // above 4×). A sample is then the batch's mean iteration time. 0: every iteration is a sample. Keeps
+  // period-1 codes with microsecond iterations from paying a clock read and a median per region;
+  // libcosched uses 0.5 ms. The explicit API is never batched.
+  double min_sample_s = 0;
 };
 
 // Returns `c` with every field forced into its documented range (never fails, never throws): the

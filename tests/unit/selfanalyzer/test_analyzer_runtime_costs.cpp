@@ -1,0 +1,94 @@
+// The two cost controls libcosched turns on (Config::min_report_interval_s, Config::min_sample_s): they
+// change how often the Analyzer works, never what it measures.
+#include <gtest/gtest.h>
+
+#include "synthetic_program.hpp"
+
+using namespace cosched::sa;
+using cosched::sa::testing::AmdahlLoop;
+using cosched::sa::testing::Driver;
+using cosched::sa::testing::region_ids;
+
+namespace {
+
+std::uint64_t g_clock_ns = 0;
+int g_clock_reads = 0;
+std::uint64_t counting_clock() noexcept {
+  ++g_clock_reads;
+  return g_clock_ns;
+}
+
+// Feeds `count` iterations of a period-1 loop through the lazy-clock entry point, as libcosched does.
+void run_lazy(Analyzer& a, int granted, int count, double iteration_s_at_1, double f) {
+  for (int k = 0; k < count; ++k) {
+    const int team = a.team_for(granted);
+    a.on_region(0x401000, team, &counting_clock);
+    g_clock_ns += static_cast<std::uint64_t>(iteration_s_at_1 * ((1 - f) + f / team) * 1e9);
+  }
+}
+
+}  // namespace
+
+TEST(AnalyzerCosts, BatchedSamplesMeasureTheMeanIterationTime) {
+  Config c;
+  c.min_sample_s = 0.0005;
+  Analyzer a(c);
+  g_clock_ns = 1'000'000'000;
+  g_clock_reads = 0;
+  const int regions = 200000;
+  run_lazy(a, 2, regions, 2e-6, 1.0);  // 2 µs at 1 CPU, perfectly parallel: 1 µs at 2
+  Report r;
+  ASSERT_TRUE(a.report(r));
+  EXPECT_EQ(r.cpus, 2);
+  EXPECT_NEAR(r.iteration_s, 1e-6, 1e-9);
+  EXPECT_NEAR(r.baseline_s, 2e-6, 1e-9);
+  EXPECT_NEAR(r.speedup, 2.0, 1e-3);
+  // Batches of >= 0.5 ms of 1-2 µs iterations: a few hundred regions per clock read, not one.
+  EXPECT_LT(g_clock_reads, regions / 100) << g_clock_reads;
+  // Batched iterations still count: all but the detection prologue.
+  EXPECT_GT(a.iterations(), static_cast<std::uint64_t>(regions) * 9 / 10);
+}
+
+TEST(AnalyzerCosts, WithoutBatchingEveryBoundaryReadsTheClock) {
+  Config c;  // min_sample_s = 0
+  Analyzer a(c);
+  g_clock_ns = 1'000'000'000;
+  g_clock_reads = 0;
+  run_lazy(a, 2, 1000, 2e-6, 1.0);
+  EXPECT_GT(g_clock_reads, 900);
+}
+
+TEST(AnalyzerCosts, LongIterationsAreNotBatched) {
+  Config c;
+  c.min_sample_s = 0.0005;
+  Analyzer a(c);
+  AmdahlLoop loop{region_ids(3), 0.01, 0.9};  // 10 ms iterations
+  Driver d(a);
+  d.granted = 2;
+  d.iterations(loop, 40);
+  Report r;
+  ASSERT_TRUE(a.report(r));
+  EXPECT_NEAR(r.iteration_s, 0.01 * (0.1 + 0.9 / 2), 1e-6);
+  EXPECT_GE(r.samples, 3);
+}
+
+TEST(AnalyzerCosts, ReportsAreThrottledButTheFirstAtATeamSizeIsNot) {
+  Config c;
+  c.min_report_interval_s = 0.010;
+  Analyzer a(c);
+  AmdahlLoop loop{region_ids(1), 0.001, 1.0};  // 1 ms at 1 CPU
+  Driver d(a);
+  d.granted = 2;
+  d.iterations(loop, 30);
+  Report r;
+  ASSERT_TRUE(a.report(r));
+  const std::uint64_t first = a.report_seq();
+  EXPECT_EQ(r.cpus, 2);
+  d.iterations(loop, 100);  // 100 × 0.5 ms = 50 ms: about 5 more reports, not 100
+  const std::uint64_t more = a.report_seq() - first;
+  EXPECT_GE(more, 4U);
+  EXPECT_LE(more, 6U);
+  // A new allocation reports as soon as its first samples exist.
+  d.granted = 1;
+  ASSERT_GE(d.until_report_at(loop, 1, 20), 1);
+}
