@@ -22,6 +22,7 @@ std::uint64_t g_published_seq = 0;
 proto::Phase g_published_phase = proto::Phase::none;
 std::uint32_t g_seen_stops = 0;
 std::uint32_t g_seen_baseline = 0;
+bool g_seen_no_baseline = false;
 
 inline std::uint64_t now_ns() noexcept {
   timespec ts;
@@ -40,6 +41,11 @@ inline void follow_rm() noexcept {
   if (stops != g_seen_stops) {
     g_seen_stops = stops;
     g_analyzer->discard_iteration();
+  }
+  const bool no_baseline = (rm.flags.load(std::memory_order_relaxed) & proto::rm_no_baseline) != 0;
+  if (no_baseline != g_seen_no_baseline) {
+    g_seen_no_baseline = no_baseline;
+    g_analyzer->set_baseline_enabled(!no_baseline);
   }
   std::uint32_t base = rm.baseline_cpus.load(std::memory_order_relaxed);
   if (base != g_seen_baseline && base <= static_cast<std::uint32_t>(proto::kMaxCpus)) {

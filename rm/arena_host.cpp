@@ -66,7 +66,8 @@ void ArenaHost::publish(int allocation, const CpuSet& cpus, bool apply_mask) {
     auto i = static_cast<std::size_t>(w);
     rm.cpu_mask[w].store(i < words.size() ? words[i] : 0, std::memory_order_relaxed);
   }
-  rm.flags.store(apply_mask ? std::uint32_t{proto::rm_apply_mask} : 0U, std::memory_order_relaxed);
+  flags_ = apply_mask ? (flags_ | proto::rm_apply_mask) : (flags_ & ~std::uint32_t{proto::rm_apply_mask});
+  rm.flags.store(flags_, std::memory_order_relaxed);
   rm.generation.store(++generation_, std::memory_order_relaxed);
   rm.allocation.store(allocation, std::memory_order_relaxed);
   rm.seq.store(s + 2, std::memory_order_release);  // even: stable
@@ -74,6 +75,11 @@ void ArenaHost::publish(int allocation, const CpuSet& cpus, bool apply_mask) {
 
 void ArenaHost::set_runnable(bool runnable) {
   a_->rm.runnable.store(runnable ? 1 : 0, std::memory_order_release);
+}
+
+void ArenaHost::set_baseline_wanted(bool wanted) {
+  flags_ = wanted ? (flags_ & ~std::uint32_t{proto::rm_no_baseline}) : (flags_ | proto::rm_no_baseline);
+  a_->rm.flags.store(flags_, std::memory_order_release);
 }
 
 void ArenaHost::set_baseline(int cpus) {

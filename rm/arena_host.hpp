@@ -44,6 +44,8 @@ class ArenaHost {
   void publish(int allocation, const CpuSet& cpus, bool apply_mask);
   void set_runnable(bool runnable);
   void set_baseline(int cpus);
+  // Whether the job should measure a baseline (the policy uses speedups); takes effect at its next region.
+  void set_baseline_wanted(bool wanted);
 
   // job → RM, validated.
   [[nodiscard]] ArenaReport read_report() const;
@@ -54,6 +56,7 @@ class ArenaHost {
   int fd_ = -1;
   proto::Arena* a_ = nullptr;
   std::uint64_t generation_ = 0;
+  std::uint32_t flags_ = 0;  // RmFlags as last published
 };
 
 }  // namespace cosched::rm

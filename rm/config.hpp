@@ -20,6 +20,7 @@ struct Config {
   std::string enforce = "auto";
   std::string synthetic_topology;  // hwloc synthetic description instead of the real machine
   int baseline_cpus = 1;        // the SelfAnalyzer's baseline allocation, published to jobs
+  std::string baseline = "auto";  // auto: jobs measure a baseline when the policy uses speedups; always; never
   bool foreground = false;
   std::string messages;         // where a daemonized RM writes its log lines
   std::string log_level = "info";

@@ -98,6 +98,7 @@ json Daemon::status_json() const {
                        {"packages", topo_.machine().packages}, {"threads_per_core", topo_.machine().threads_per_core}}},
           {"enforcement", enforcer_->name()},
           {"quantum_ms", cfg_.quantum_ms},
+          {"baseline", baseline_wanted()},
           {"uptime_s", now()},
           {"rm_pid", ::getpid()},
           {"may_start", may_start_},
@@ -177,6 +178,7 @@ void Daemon::handle_ctl(Conn& c, const wire::Frame& f) {
       if (!p) return reply(error_reply(p.error().message));
       COSCHED_INFO(ctl, "policy {} → {}", policy_->name(), name);
       policy_ = std::move(*p);
+      for (auto& [id, j] : jobs_) j.arena->set_baseline_wanted(baseline_wanted());
     }
     decide(policy::Event::param_change, -1);
     return reply(status_json());

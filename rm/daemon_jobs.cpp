@@ -67,6 +67,7 @@ void Daemon::handle_register(Conn& c, const wire::Frame& f) {
   if (!arena) return refuse("internal error: " + arena.error().message);
   j.arena = std::move(*arena);
   j.arena->set_baseline(cfg_.baseline_cpus);
+  j.arena->set_baseline_wanted(baseline_wanted());
   j.pidfd = pidfd_open(j.pid);
   if (auto st = enforcer_->attach(j); !st) {
     COSCHED_WARN(enforce, "job {}: cannot confine it ({}); it is scheduled by team size only", j.id, st.error().message);
@@ -229,6 +230,12 @@ void Daemon::apply(const policy::Decision& d, policy::Event event, policy::JobId
     recent_decisions_.push_back(std::move(entry));
     while (recent_decisions_.size() > kRecentDecisions) recent_decisions_.pop_front();
   }
+}
+
+bool Daemon::baseline_wanted() const {
+  if (cfg_.baseline == "always") return true;
+  if (cfg_.baseline == "never") return false;
+  return policy_->uses_speedup();
 }
 
 void Daemon::remember_why(Job& j, const std::string& event, int from, int to, const std::string& reason) {

@@ -87,6 +87,11 @@ int main(int argc, char** argv) {
   app.add_option("--baseline-cpus", cfg.baseline_cpus, "SelfAnalyzer baseline allocation published to jobs")
       ->check(CLI::Range(1, 1024))
       ->capture_default_str();
+  app.add_option("--baseline", cfg.baseline,
+                 "when jobs measure a SelfAnalyzer baseline (a few iterations at --baseline-cpus): auto (when the "
+                 "policy uses speedups: pdpa, equal_eff), always (speedups in status under any policy), never")
+      ->check(CLI::IsMember({"auto", "always", "never"}))
+      ->capture_default_str();
   app.add_option("--topology", cfg.synthetic_topology,
                  "model this machine instead of the real one (hwloc synthetic, e.g. 'package:2 core:8 pu:2'); "
                  "implies --enforce none");

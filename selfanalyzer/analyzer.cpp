@@ -19,6 +19,18 @@ void Analyzer::set_baseline_cpus(int cpus) noexcept {
   baseline_cpus_ = cpus >= 1 ? std::min(cpus, proto::kMaxCpus) : cfg_.baseline_cpus;
 }
 
+void Analyzer::set_baseline_enabled(bool on) noexcept {
+  if (on == baseline_enabled_) return;
+  baseline_enabled_ = on;
+  if (!on && phase_ == Phase::baseline) {
+    phase_ = Phase::measuring;  // the baseline samples at hand become measurements at that team size
+  } else if (on && phase_ == Phase::measuring && !has_baseline_) {
+    restart_measurement();
+  } else if (!on && suspended_ == Phase::baseline) {
+    suspended_ = Phase::measuring;
+  }
+}
+
 // --- event entry points -------------------------------------------------------------------------
 
 void Analyzer::on_region_at(std::uint64_t region_id, int team, ClockFn now, std::uint64_t t_ns) noexcept {
@@ -92,14 +104,14 @@ void Analyzer::on_lock_changed(int period) noexcept {
     restart_measurement();
     return;
   }
-  phase_ = suspended_ != Phase::none ? suspended_ : Phase::baseline;
+  phase_ = suspended_ != Phase::none ? suspended_ : first_phase();
   suspended_ = Phase::none;
 }
 
 void Analyzer::restart_measurement() noexcept {
   // Everything measured describes another loop or another behaviour: start over with a baseline. The
   // last published report stays readable; phase() tells the RM it is no longer current.
-  phase_ = Phase::baseline;
+  phase_ = first_phase();
   suspended_ = Phase::none;
   window_.clear();
   window_team_ = 0;
@@ -202,7 +214,7 @@ void Analyzer::publish() noexcept {
   // CPUs, unless P is the baseline size; then the most recent other team size the job ran at.
   int ref_cpus = baseline_team_;
   double ref_s = baseline_s_;
-  if (cpus == baseline_team_) {
+  if (!has_baseline_ || cpus == baseline_team_) {
     if (const AllocationPoint* other = history_.latest_other_than(cpus)) {
       ref_cpus = other->cpus;
       ref_s = other->median_s;

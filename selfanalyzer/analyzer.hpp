@@ -84,6 +84,12 @@ class Analyzer {
   // once: a baseline in progress goes on at the new size (the team change starts a fresh window). O(1).
   void set_baseline_cpus(int cpus) noexcept;
 
+  // Caller: the runtime with the RM's rm_no_baseline flag. Off: the policy uses no speedup (Equipartition,
+  // DSS), so the job never slows itself down for a baseline; it measures iteration times at the granted
+  // allocation only, and reports a speedup once it has run at two team sizes anyway (the most recent
+  // other one is the reference). Turning it back on starts a baseline. O(1).
+  void set_baseline_enabled(bool on) noexcept;
+
   // Caller: the runtime after on_region / on_iteration_end, to publish into the arena when report_seq()
   // moved. report() fills `out` and returns false while no report exists (a program without
   // periodicity never gets one). O(1).
@@ -100,6 +106,7 @@ class Analyzer {
  private:
   void on_region_at(std::uint64_t region_id, int team, ClockFn now, std::uint64_t t_ns) noexcept;
   void on_lock_changed(int period) noexcept;
+  [[nodiscard]] Phase first_phase() const noexcept { return baseline_enabled_ ? Phase::baseline : Phase::measuring; }
   void restart_measurement() noexcept;
   void open_iteration(std::uint64_t t_ns) noexcept;
   void note_region(int team, bool team_changed) noexcept;
@@ -110,6 +117,7 @@ class Analyzer {
 
   Config cfg_;
   int baseline_cpus_;
+  bool baseline_enabled_ = true;
   PeriodicityDetector detector_;
   ChangeDetector change_;
   SampleWindow window_;  // clean iteration times at window_team_

@@ -6,7 +6,10 @@
 namespace cosched::sim {
 
 AnalyzerModel::AnalyzerModel(const AnalyzerSettings& settings, std::uint64_t seed)
-    : analyzer_(std::make_unique<sa::Analyzer>(settings.config)), noise_(settings.noise), rng_(seed) {}
+    : analyzer_(std::make_unique<sa::Analyzer>(settings.config)), noise_(settings.noise), rng_(seed) {
+  // By the time the simulator builds a job, "auto" was resolved against the policy (Simulator's constructor).
+  analyzer_->set_baseline_enabled(settings.baseline != "never");
+}
 
 int AnalyzerModel::begin_iteration(int allocation, bool dirty) {
   // libruntime's order: cosched_iter_begin passes team_for(granted), then the first region asks again —

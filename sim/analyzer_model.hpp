@@ -15,6 +15,8 @@
 #include <memory>
 
 #include "policies/snapshot.hpp"
+#include <string>
+
 #include "selfanalyzer/analyzer.hpp"
 #include "sim/gen/random.hpp"
 
@@ -26,6 +28,9 @@ struct AnalyzerSettings {
   double noise = 0;           // relative standard deviation of measured iteration times
   int detect_iterations = 0;  // iterations run natively before measurement starts (a DPD's detection delay;
                               // 0 = explicit iteration API, measurement from the first iteration)
+  // As cosched-rm's --baseline: "auto" measures a baseline only under policies that use speedups (the RM
+  // sets rm_no_baseline otherwise), "always", "never".
+  std::string baseline = "auto";
 };
 
 class AnalyzerModel {

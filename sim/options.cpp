@@ -71,6 +71,10 @@ ParsedOptions parse_options(int argc, char** argv) {
   app.add_option("--sa-detect-iterations", o.sim.analyzer.detect_iterations,
                  "iterations run natively before measurement starts (periodicity detection; 0 = explicit API)")
       ->check(CLI::Range(0, 1 << 20))->capture_default_str();
+  app.add_option("--baseline", o.sim.analyzer.baseline,
+                 "as cosched-rm --baseline: SelfAnalyzer baseline under policies that use speedups (auto), always, never")
+      ->check(CLI::IsMember({"auto", "always", "never"}))
+      ->capture_default_str();
   app.add_flag("--no-analyzer", no_analyzer, "jobs never measure themselves: no baseline, no reports");
   app.add_flag("--no-placement", no_placement, "skip rm::place(): CPU counts only, no CPU lists in the traces");
   app.add_option("--seed", o.sim.seed, "seed of the measurement noise")->capture_default_str();

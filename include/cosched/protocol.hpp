@@ -93,6 +93,9 @@ enum RmFlags : std::uint32_t {
   // The RM enforces CPUs by thread affinity (no cpuset cgroup): the job applies cpu_mask to each thread
   // it creates, because libomp resets new threads' masks.
   rm_apply_mask = 1U << 0,
+  // The policy uses no speedup (Equipartition, DSS): the SelfAnalyzer skips its baseline phase, so a job
+  // never runs below its allocation just to be measured.
+  rm_no_baseline = 1U << 1,
 };
 
 // Report phase values (JobBlock::phase).

@@ -63,6 +63,10 @@ class Policy {
 
   // A job left. Default: nothing (policies that remember jobs override it to forget them).
   virtual void forget(JobId /*id*/) {}
+
+  // Whether decisions use measured speedups (Perf). Default: no. When no, jobs skip the SelfAnalyzer's
+  // baseline phase (they would otherwise run below their allocation for a few iterations for nothing).
+  [[nodiscard]] virtual bool uses_speedup() const { return false; }
 };
 
 }  // namespace cosched::policy

@@ -32,7 +32,7 @@ class NpbUnderCosched(RmTestCase):
         self.assertEqual(len(decisions), 20, "every run registered with the RM")
 
     def check_period_found(self, binary, args):
-        rm = self.start_rm()
+        rm = self.start_rm("--baseline", "always")
         job = self.start_job([program(binary)] + args, rm, request=2)
 
         def reported():

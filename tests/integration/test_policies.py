@@ -44,13 +44,27 @@ class Pdpa(RmTestCase):
 
 
 class Equipartition(RmTestCase):
-    def test_first_job_keeps_its_request_whatever_its_speedup(self):
+    def test_first_job_keeps_its_request_and_never_runs_below_it(self):
+        # Equipartition uses no speedup, so the RM tells the job to skip the SelfAnalyzer's baseline: every
+        # region runs with the full allocation from the first to the last.
+        rm = self.start_rm(policy="equip")
+        job = self.start_job([program("amdahl-clang"), "--serial-fraction", "1.0", "--iterations", "60",
+                              "--work-ms", "20"], rm, request=2)
+        wait_for(lambda: (rm.job(job.pid) or {}).get("phase") == "measuring", timeout=30, what="measuring")
+        self.assertEqual(rm.job(job.pid)["allocated"], 2)
+        self.assertEqual(job.wait(), 0)
+        teams = job.teams()
+        self.assertEqual(len(teams), 60)
+        self.assertEqual(set(teams), {"2"}, teams)
+
+    def test_switching_to_pdpa_starts_a_baseline(self):
         rm = self.start_rm(policy="equip")
         job = self.start_job([program("amdahl-clang"), "--serial-fraction", "1.0"] + WORK, rm, request=2)
-        wait_for(lambda: (rm.job(job.pid) or {}).get("speedup") is not None, timeout=60, what="a report")
-        n = rm.job(job.pid)["reports"]
-        wait_for(lambda: rm.job(job.pid)["reports"] > n + 1, timeout=30, what="more reports")
-        self.assertEqual(rm.job(job.pid)["allocated"], 2)
+        wait_for(lambda: (rm.job(job.pid) or {}).get("phase") == "measuring", timeout=30, what="measuring")
+        self.assertIsNone(rm.job(job.pid)["speedup"])  # one allocation, no baseline: nothing to compare
+        rm.ctl("policy", "pdpa")
+        wait_for(lambda: rm.job(job.pid)["allocated"] == 1, timeout=60, interval=0.1,
+                 what="PDPA to measure the job and reduce it")
 
 
 class RuntimeSwitch(RmTestCase):

@@ -28,7 +28,7 @@ def measured(rm, pid, reports=3):
 class SpeedupOfUnmodifiedBinaries(RmTestCase):
     def check(self, binary, serial, low, high):
         require_quiet_machine(self, serial, low)
-        rm = self.start_rm()
+        rm = self.start_rm("--baseline", "always")
         job = self.start_job([program(binary), "--serial-fraction", str(serial)] + WORK, rm, request=2)
         speedup, report = measured(rm, job.pid)
         self.assertEqual(report["period"], 1)
@@ -49,13 +49,13 @@ class SpeedupOfUnmodifiedBinaries(RmTestCase):
         self.check("amdahl-gcc", 0.0, 1.6, 2.1)
 
     def test_several_regions_per_iteration(self):
-        rm = self.start_rm()
+        rm = self.start_rm("--baseline", "always")
         job = self.start_job([program("amdahl-clang"), "--regions", "3"] + WORK, rm, request=2)
         _, report = measured(rm, job.pid, reports=1)
         self.assertEqual(report["period"], 3)
 
     def test_non_iterative_program_reports_nothing(self):
-        rm = self.start_rm()
+        rm = self.start_rm("--baseline", "always")
         job = self.start_job([program("amdahl-nonperiodic-clang"), "--regions", "4"] + WORK, rm, request=2)
         wait_for(lambda: (rm.job(job.pid) or {}).get("regions", 0) >= 200, timeout=60, what="200 regions")
         j = rm.job(job.pid)
@@ -67,7 +67,7 @@ class SpeedupOfUnmodifiedBinaries(RmTestCase):
         require_quiet_machine(self, 0.25, 1.4)
         speedups = {}
         for binary in ("amdahl-clang", "amdahl-clang-relinked"):
-            rm = self.start_rm()
+            rm = self.start_rm("--baseline", "always")
             job = self.start_job([program(binary), "--serial-fraction", "0.25"] + WORK, rm, request=2)
             speedups[binary], _ = measured(rm, job.pid)
             job.kill()

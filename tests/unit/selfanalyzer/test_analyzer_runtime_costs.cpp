@@ -92,3 +92,40 @@ TEST(AnalyzerCosts, ReportsAreThrottledButTheFirstAtATeamSizeIsNot) {
   d.granted = 1;
   ASSERT_GE(d.until_report_at(loop, 1, 20), 1);
 }
+
+TEST(AnalyzerBaseline, DisabledBaselineNeverShrinksTheTeam) {
+  Analyzer a(Config{});
+  a.set_baseline_enabled(false);
+  AmdahlLoop loop{region_ids(2), 0.01, 0.9};
+  Driver d(a);
+  d.granted = 4;
+  d.iterations(loop, 30);
+  for (int t : d.teams) EXPECT_EQ(t, 4);
+  EXPECT_EQ(a.phase(), Phase::measuring);
+  Report r;
+  EXPECT_FALSE(a.report(r));  // one team size only: no reference to compare with
+  // The allocation changes (another job arrived): two points, a speedup from the Amdahl fit.
+  d.granted = 2;
+  ASSERT_GE(d.until_report_at(loop, 2, 30), 1);
+  ASSERT_TRUE(a.report(r));
+  EXPECT_NEAR(r.speedup, 1.0 / (0.1 + 0.9 / 2), 1e-6);
+  EXPECT_NEAR(r.amdahl_f, 0.9, 1e-6);
+}
+
+TEST(AnalyzerBaseline, EnablingItStartsABaseline) {
+  Analyzer a(Config{});
+  a.set_baseline_enabled(false);
+  AmdahlLoop loop{region_ids(1), 0.01, 0.9};
+  Driver d(a);
+  d.granted = 2;
+  d.iterations(loop, 20);
+  ASSERT_EQ(a.phase(), Phase::measuring);
+  a.set_baseline_enabled(true);
+  EXPECT_EQ(a.phase(), Phase::baseline);
+  EXPECT_EQ(a.team_for(2), 1);
+  ASSERT_GE(d.until_report_at(loop, 2, 40), 1);
+  Report r;
+  ASSERT_TRUE(a.report(r));
+  EXPECT_EQ(r.baseline_team, 1);
+  EXPECT_NEAR(r.speedup, 1.0 / (0.1 + 0.9 / 2), 1e-6);
+}

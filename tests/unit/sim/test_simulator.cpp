@@ -60,15 +60,26 @@ TEST(Simulator, TheSelfAnalyzerBaselineIsPaidByTheJob) {
   Apps apps;
   SimConfig c;
   c.cpus = 4;
+  c.analyzer.baseline = "always";  // equip uses no speedup: "auto" would skip the baseline (next test)
   auto out = simulate(c, {job(1, 0, 4, 10, apps.linear)}, "equip");
   EXPECT_DOUBLE_EQ(out.jobs[0].end, 12.25);  // see RunningJob.BaselineAtOneCpuThenTheAllocation
   EXPECT_EQ(out.stats.reports, 1u);
+}
+
+TEST(Simulator, EquipartitionJobsSkipTheBaseline) {
+  Apps apps;
+  SimConfig c;
+  c.cpus = 4;
+  auto out = simulate(c, {job(1, 0, 4, 10, apps.linear)}, "equip");
+  EXPECT_DOUBLE_EQ(out.jobs[0].end, 10);  // the whole run at the allocation: no iteration at 1 CPU
+  EXPECT_EQ(out.stats.reports, 0u);       // one allocation only: nothing to compare with
 }
 
 TEST(Simulator, TheDaemonsCallSequence) {
   Apps apps;
   SimConfig c;
   c.cpus = 4;
+  c.analyzer.baseline = "always";
   Recording pol;
   simulate(c, {job(1, 0, 4, 10, apps.linear)}, pol);
   // Start-up decision; arrival and the tick that follows it; the report's tick (report, then quantum);
