@@ -117,6 +117,23 @@ int measure_region(std::uintptr_t region_id, int granted) noexcept {
   return team;
 }
 
+void measure_summary() noexcept {
+  if (g_analyzer == nullptr) return;
+  const char* phases[] = {"none", "detecting", "baseline", "measuring"};
+  sa::Report r;
+  const bool have = g_analyzer->report(r);
+  auto phase = static_cast<unsigned>(g_analyzer->phase());
+  warn(false, "job %u: %llu regions, %llu iterations, period %d, phase %s, %llu reports%s", g_tool.job_id,
+       static_cast<unsigned long long>(g_analyzer->regions()),
+       static_cast<unsigned long long>(g_analyzer->iterations()), g_analyzer->period(),
+       phase < 4 ? phases[phase] : "?", static_cast<unsigned long long>(g_analyzer->report_seq()),
+       have ? "" : " (none)");
+  if (have) {
+    warn(false, "job %u: last report: speedup %.3f efficiency %.3f at %d CPUs, iteration %.6f s, baseline %.6f s "
+         "at %d", g_tool.job_id, r.speedup, r.efficiency, r.cpus, r.iteration_s, r.baseline_s, r.baseline_team);
+  }
+}
+
 void measure_iteration_begin(long id) noexcept {
   if (!tl_measuring_thread) return;
   follow_rm();

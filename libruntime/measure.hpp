@@ -16,6 +16,9 @@ void measure_init(const Options& opt, proto::Arena* arena);
 // measured one get `granted` back untouched.
 int measure_region(std::uintptr_t region_id, int granted) noexcept;
 
+// One summary line on stderr at program end when COSCHED_DEBUG=1: what the SelfAnalyzer saw.
+void measure_summary() noexcept;
+
 // Explicit API (relinked codes).
 void measure_iteration_begin(long id) noexcept;
 void measure_iteration_end(long id) noexcept;

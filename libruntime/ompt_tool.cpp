@@ -25,6 +25,7 @@ namespace {
 // The team size this thread last asked libomp for; avoids calling omp_set_num_threads when nothing changed
 // (shrinking the hot team releases threads, which is not free).
 __attribute__((tls_model("initial-exec"))) thread_local int tl_last_team = 0;
+bool g_debug = false;  // COSCHED_DEBUG=1: a summary of the measurement at program end
 
 void on_parallel_begin(ompt_data_t* /*encountering_task*/, const ompt_frame_t* /*frame*/,
                        ompt_data_t* /*parallel_data*/, unsigned int /*requested*/, int /*flags*/,
@@ -46,6 +47,7 @@ void on_thread_begin(ompt_thread_t type, ompt_data_t* /*thread_data*/) {
 int tool_initialize(ompt_function_lookup_t lookup, int /*initial_device_num*/, ompt_data_t* /*tool_data*/) {
   Options opt = read_options();
   if (opt.disabled) return 0;
+  g_debug = opt.debug;
   if (!rm_register(opt, false)) return 0;  // native: deactivate the tool entirely
   measure_init(opt, g_tool.arena);
   auto set_callback = reinterpret_cast<ompt_set_callback_t>(lookup("ompt_set_callback"));
@@ -56,7 +58,10 @@ int tool_initialize(ompt_function_lookup_t lookup, int /*initial_device_num*/, o
   return 1;
 }
 
-void tool_finalize(ompt_data_t* /*tool_data*/) { rm_disconnect(); }
+void tool_finalize(ompt_data_t* /*tool_data*/) {
+  if (g_debug) measure_summary();
+  rm_disconnect();
+}
 
 }  // namespace
 }  // namespace cosched::rt

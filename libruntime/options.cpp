@@ -48,6 +48,7 @@ Options read_options() {
   o.socket = wire::default_socket_path();
   o.quiet = env_flag("COSCHED_QUIET");
   o.disabled = env_flag("COSCHED_DISABLE");
+  o.debug = env_flag("COSCHED_DEBUG");
   o.request = env_int("COSCHED_REQUEST", 0);
   if (o.request == 0) o.request = leading_int(std::getenv("OMP_NUM_THREADS"));
   if (o.request == 0) o.request = cpus_we_may_use();

@@ -17,6 +17,7 @@ struct Options {
   // with one parallel loop per vector operation (NPB CG: 79 regions per iteration); the per-region cost
   // grows with it (docs/performance.md).
   int max_period = 128;
+  bool debug = false;         // COSCHED_DEBUG=1: measurement summary at program end
   bool measure = true;        // COSCHED_MEASURE=0: no SelfAnalyzer (team sizes only, no reports)
 };
 

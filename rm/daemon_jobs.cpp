@@ -87,6 +87,11 @@ void Daemon::handle_register(Conn& c, const wire::Frame& f) {
   if (!wire::send_frame(c.fd, proto::MsgType::register_ok, &ok, sizeof ok, job.arena->fd())) {
     COSCHED_WARN(rm, "job {}: cannot send its arena ({}); dropping it", id, std::strerror(errno));
     depart(id, "registration reply failed");
+    return;
+  }
+  // After the reply: the job starts with its team size at once and is confined a few ms later.
+  if (auto st = enforcer_->confine(job); !st) {
+    COSCHED_WARN(enforce, "job {}: cannot confine it ({}); it is scheduled by team size only", id, st.error().message);
   }
 }
 

@@ -107,7 +107,12 @@ class CgroupEnforcer final : public Enforcer {
     if (auto st = write_file(dir + "/cpuset.mems", read_file(rm_dir_ + "/cpuset.mems")); !st) return st;
     if (auto st = write_file(dir + "/cpuset.cpus", read_file(rm_dir_ + "/cpuset.cpus")); !st) return st;
     guard_.job_confined(job.pid, job.original_cgroup_procs, dir);
-    return write_file(dir + "/cgroup.procs", std::to_string(job.pid));
+    return {};
+  }
+
+  Status confine(Job& job) override {
+    if (job.cgroup_dir.empty()) return make_error(Errc::not_found, "job " + std::to_string(job.id) + " is not attached");
+    return write_file(job.cgroup_dir + "/cgroup.procs", std::to_string(job.pid));
   }
 
   Status apply(Job& job, const CpuSet& cpus) override {

@@ -24,8 +24,12 @@ class Enforcer {
  public:
   virtual ~Enforcer() = default;
   [[nodiscard]] virtual std::string_view name() const = 0;
-  // The job was admitted: put it under control (it keeps running where it is until apply()).
+  // The job was admitted: prepare its control (cheap; before its first decision, so apply() can run).
   virtual Status attach(Job& job) = 0;
+  // Put the job under that control, after it got its registration reply. Separate because moving a
+  // process into a cgroup can take a kernel RCU grace period (~9 ms measured here for the first move),
+  // which the job must not wait for at start-up. Default: nothing more to do.
+  virtual Status confine(Job& /*job*/) { return {}; }
   // Confine the job to `cpus` (non-empty).
   virtual Status apply(Job& job, const CpuSet& cpus) = 0;
   // Periodic, once per quantum: catch up with threads created since apply (affinity backend).
