@@ -85,6 +85,7 @@ Decision Pdpa::decide(const Snapshot& s) {
     for (std::size_t i = 0; i < n; ++i) {
       const auto& j = s.jobs[i];
       if (!j.perf.valid || j.perf.seq == w[i].mem->last_seq) continue;  // never act twice on one report
+      if (j.perf.spread > p_.max_spread) continue;  // not confident enough: wait for the next report
       reported[i] = true;
       apply(w[i], pdpa_on_report(*w[i].mem, w[i].cpus, std::max(j.request, 1), j.perf, p_));
     }
@@ -175,6 +176,8 @@ std::vector<Param> Pdpa::params() const {
       {"min_ml", std::to_string(p_.min_ml),
        "below this many jobs a new job may always start (§5 default ML); 0 = none"},
       {"max_ml", std::to_string(p_.max_ml), "never more running jobs than this; 0 = unlimited"},
+      {"max_spread", format_param(p_.max_spread),
+       "reports whose iteration times spread more than this are not acted upon (noise guard)"},
   };
 }
 
@@ -199,6 +202,8 @@ Status Pdpa::set_param(std::string_view name, std::string_view value) {
   } else if (name == "step") {
     st = parse_int_param(name, value, 1, 1 << 20, v);
     next.step = static_cast<int>(v);
+  } else if (name == "max_spread") {
+    st = parse_double_param(name, value, 0.0, 100.0, next.max_spread);
   } else if (name == "stable_band") {
     st = parse_double_param(name, value, 0.0, 10.0, next.stable_band);
   } else if (name == "max_stable_exits") {

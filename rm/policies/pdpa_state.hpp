@@ -29,6 +29,10 @@ struct PdpaParams {
   // level" of four. min_ml = that floor (0: the pure §4.3 rule), max_ml = a hard cap (0: none).
   int min_ml = 0;
   int max_ml = 0;
+  // Not in the paper, which assumes exact measurements: a report whose iteration times spread more than this
+  // (Perf::spread, (max − min) / median of the window) is not acted upon; PDPA waits for the next one. On a
+  // shared machine a single perturbed window otherwise sends a scalable job to DEC for good.
+  double max_spread = 0.3;
 };
 
 // §4.2 step rule scaled to the machine: the paper used step = 4 on 60 CPUs; we keep that ratio,

@@ -179,3 +179,28 @@ TEST(PdpaPolicy, ForgetsJobsThatLeft) {
   EXPECT_EQ(m.policy.memory_of(1), nullptr);
   EXPECT_NE(m.policy.memory_of(2), nullptr);
 }
+
+TEST(PdpaPolicy, NoisyReportsAreNotActedUpon) {
+  PdpaDriver d(4);
+  d.arrive(1, 4);
+  ASSERT_EQ(d.cpus(1), 4);
+  // A window whose iteration times spread 60 %: efficiency 0.3 would mean DEC, but it is not trusted.
+  d.set_report(1, 1.2);
+  d.job(1).perf.spread = 0.6;
+  d.step(Event::report, 1);
+  EXPECT_EQ(d.cpus(1), 4);
+  EXPECT_EQ(d.state(1), "NO_REF");
+  // The next, clean report is judged (and judged once).
+  d.set_report(1, 3.8);
+  d.job(1).perf.spread = 0.05;
+  d.step(Event::report, 1);
+  EXPECT_EQ(d.state(1), "STABLE");
+  EXPECT_EQ(d.cpus(1), 4);
+  // The guard is a parameter.
+  ASSERT_TRUE(d.policy.set_param("max_spread", "1.0").ok());
+  d.set_report(1, 1.2);
+  d.job(1).perf.spread = 0.6;
+  d.step(Event::report, 1);
+  EXPECT_EQ(d.state(1), "DEC");
+  EXPECT_FALSE(d.policy.set_param("max_spread", "-1").ok());
+}
