@@ -85,7 +85,15 @@ Decision Pdpa::decide(const Snapshot& s) {
     for (std::size_t i = 0; i < n; ++i) {
       const auto& j = s.jobs[i];
       if (!j.perf.valid || j.perf.seq == w[i].mem->last_seq) continue;  // never act twice on one report
-      if (j.perf.spread > p_.max_spread) continue;  // not confident enough: wait for the next report
+      if (j.perf.spread > p_.max_spread && w[i].mem->noisy_in_a_row < kMaxNoisySkips) {
+        // Not confident enough: wait for the next report (each report counted once).
+        if (w[i].mem->noisy_seq != j.perf.seq) {
+          w[i].mem->noisy_seq = j.perf.seq;
+          ++w[i].mem->noisy_in_a_row;
+        }
+        continue;
+      }
+      w[i].mem->noisy_in_a_row = 0;
       reported[i] = true;
       apply(w[i], pdpa_on_report(*w[i].mem, w[i].cpus, std::max(j.request, 1), j.perf, p_));
     }

@@ -56,7 +56,13 @@ struct PdpaJobMemory {
   int added = 0;                  // CPUs granted by the last INC transition; 0 = INC still waiting for CPUs
   double stable_efficiency = -1;  // efficiency the job was STABLE at; -1 = take it from the next report
   int stable_exits = 0;           // STABLE→INC/DEC moves caused by the job's own measurements
+  std::uint64_t noisy_seq = 0;    // the last report skipped for its spread (PdpaParams::max_spread)
+  int noisy_in_a_row = 0;         // consecutive reports skipped so; at kMaxNoisySkips the next is used anyway
 };
+
+// A job whose every report is noisy (a noisy baseline stays in every report's spread) is still judged: after
+// this many skipped reports in a row, PDPA acts on the next one whatever its spread.
+inline constexpr int kMaxNoisySkips = 5;
 
 // What a report (or a parameter change) does to one job.
 struct PdpaStep {

@@ -204,3 +204,20 @@ TEST(PdpaPolicy, NoisyReportsAreNotActedUpon) {
   EXPECT_EQ(d.state(1), "DEC");
   EXPECT_FALSE(d.policy.set_param("max_spread", "-1").ok());
 }
+
+TEST(PdpaPolicy, PersistentNoiseDoesNotBlockJudgementForever) {
+  PdpaDriver d(4);
+  d.arrive(1, 4);
+  for (int k = 0; k < kMaxNoisySkips; ++k) {
+    d.set_report(1, 1.2);
+    d.job(1).perf.spread = 0.6;
+    d.step(Event::report, 1);
+    d.step(Event::quantum, -1);  // other events do not count the same report twice
+    EXPECT_EQ(d.state(1), "NO_REF") << k;
+  }
+  d.set_report(1, 1.2);
+  d.job(1).perf.spread = 0.6;
+  d.step(Event::report, 1);
+  EXPECT_EQ(d.state(1), "DEC");
+  EXPECT_EQ(d.cpus(1), 3);
+}
