@@ -10,7 +10,7 @@ from harness import RmTestCase, program, require_quiet_machine, wait_for
 WORK = ["--iterations", "100000", "--work-ms", "30", "--quiet"]
 
 
-def measured(rm, pid, reports=3):
+def measured(rm, pid, reports=5):
     """Median of `reports` distinct speedup reports taken at 2 CPUs (each is already a median of 5)."""
     seen = {}
 
