@@ -194,22 +194,9 @@ class ResourceManager:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
             s.settimeout(20)
             s.connect(self.socket)
-            body = json.dumps(req).encode()
-            s.sendall(struct.pack("<IHHII", 0x43534844, 1, 4, len(body), 0) + body)
-            header = b""
-            while len(header) < 16:
-                chunk = s.recv(16 - len(header))
-                if not chunk:
-                    raise AssertionError("the RM closed the connection")
-                header += chunk
-            _, _, msg_type, length, _ = struct.unpack("<IHHII", header)
-            payload = b""
-            while len(payload) < length:
-                chunk = s.recv(length - len(payload))
-                if not chunk:
-                    break
-                payload += chunk
-        if msg_type != 5:
+            s.sendall(frame(MSG_CTL_REQUEST, json.dumps(req).encode()))
+            msg_type, payload = read_frame(s)
+        if msg_type != MSG_CTL_REPLY:
             raise AssertionError(f"unexpected reply type {msg_type}: {payload[:200]!r}")
         return json.loads(payload)
 
@@ -245,6 +232,34 @@ class ResourceManager:
                 self.proc.kill()
                 self.proc.wait()
         self._err.close()
+
+
+MAGIC, VERSION = 0x43534844, 1
+MSG_REGISTER, MSG_REFUSED, MSG_CTL_REQUEST, MSG_CTL_REPLY = 1, 3, 4, 5
+
+
+def frame(msg_type, payload, magic=MAGIC, version=VERSION, length=None):
+    """A protocol frame (include/cosched/protocol.hpp): 16-byte header, then the payload."""
+    n = len(payload) if length is None else length
+    return struct.pack("<IHHII", magic, version, msg_type, n, 0) + payload
+
+
+def read_frame(sock):
+    """(type, payload) of the next frame, or (None, None) when the peer closed first."""
+    header = b""
+    while len(header) < 16:
+        chunk = sock.recv(16 - len(header))
+        if not chunk:
+            return None, None
+        header += chunk
+    _, _, msg_type, length, _ = struct.unpack("<IHHII", header)
+    payload = b""
+    while len(payload) < length:
+        chunk = sock.recv(length - len(payload))
+        if not chunk:
+            break
+        payload += chunk
+    return msg_type, payload
 
 
 def raw_connect(path):

@@ -5,33 +5,9 @@ import json
 import struct
 import unittest
 
-from harness import RmTestCase, program, raw_connect, wait_for
-
-MAGIC = 0x43534844
-VERSION = 1
-REGISTER, REFUSED, CTL_REQUEST, CTL_REPLY = 1, 3, 4, 5
-
-
-def frame(msg_type, payload, magic=MAGIC, version=VERSION, length=None):
-    n = len(payload) if length is None else length
-    return struct.pack("<IHHII", magic, version, msg_type, n, 0) + payload
-
-
-def read_reply(sock):
-    header = b""
-    while len(header) < 16:
-        chunk = sock.recv(16 - len(header))
-        if not chunk:
-            return None, None
-        header += chunk
-    magic, version, msg_type, length, _ = struct.unpack("<IHHII", header)
-    body = b""
-    while len(body) < length:
-        chunk = sock.recv(length - len(body))
-        if not chunk:
-            break
-        body += chunk
-    return msg_type, body
+from harness import (MSG_CTL_REPLY as CTL_REPLY, MSG_CTL_REQUEST as CTL_REQUEST, MSG_REFUSED as REFUSED,
+                     MSG_REGISTER as REGISTER, RmTestCase, frame, program, raw_connect, read_frame as read_reply,
+                     wait_for)
 
 
 def closed_by_peer(sock):
