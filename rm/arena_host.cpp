@@ -1,28 +1,18 @@
 #include "arena_host.hpp"
 
+#include "report_check.hpp"
+
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
-#include <cmath>
 #include <cstring>
 #include <new>
 
 namespace cosched::rm {
 
-namespace {
-
-// Bounds on what a job may report; anything outside is rejected (the RM trusts nothing a job writes).
-constexpr double kMaxSpeedup = 4.0 * proto::kMaxCpus;  // superlinear speedups exist, but not unbounded
-constexpr double kMaxEfficiency = 8.0;
-constexpr double kMaxSeconds = 1e6;
-constexpr double kMaxSpread = 100.0;
-
-bool in_range(double v, double lo, double hi) { return std::isfinite(v) && v >= lo && v <= hi; }
-
-}  // namespace
 
 Result<std::unique_ptr<ArenaHost>> ArenaHost::create(std::uint32_t job_id) {
   std::string name = "cosched-arena-" + std::to_string(job_id);
@@ -106,19 +96,8 @@ ArenaReport ArenaHost::read_report() const {
     r.present = r.seq > 0;
     r.perf.seq = r.seq;
     if (!r.present) return r;
-    auto fail = [&](const char* field, double v) {
-      r.invalid_field = std::string(field) + "=" + std::to_string(v);
-      return r;
-    };
-    const auto& p = r.perf;
-    if (!in_range(p.speedup, 1e-6, kMaxSpeedup)) return fail("speedup", p.speedup);
-    if (!in_range(p.efficiency, 1e-6, kMaxEfficiency)) return fail("efficiency", p.efficiency);
-    if (!in_range(p.iteration_s, 1e-9, kMaxSeconds)) return fail("iteration_s", p.iteration_s);
-    if (!in_range(p.baseline_s, 0, kMaxSeconds)) return fail("baseline_s", p.baseline_s);
-    if (!in_range(p.spread, 0, kMaxSpread)) return fail("spread", p.spread);
-    if (p.cpus < 1 || p.cpus > proto::kMaxCpus) return fail("cpus", p.cpus);
-    if (p.samples < 1 || p.samples > 1000000000) return fail("samples", p.samples);
-    if (!(p.amdahl_f == -1.0 || in_range(p.amdahl_f, 0, 1))) return fail("amdahl_f", p.amdahl_f);
+    r.invalid_field = check_report(r.perf);
+    if (!r.invalid_field.empty()) return r;
     r.valid = true;
     r.perf.valid = true;
     return r;

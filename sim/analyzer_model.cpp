@@ -1,5 +1,7 @@
 #include "sim/analyzer_model.hpp"
 
+#include "report_check.hpp"
+
 #include <algorithm>
 #include <cmath>
 
@@ -38,22 +40,21 @@ void AnalyzerModel::end_iteration(double true_seconds) {
 bool AnalyzerModel::perf(policy::Perf& out) const {
   sa::Report r;
   if (!analyzer_->report(r)) return false;
-  // The arena carries these fields (proto::JobBlock); the RM range-checks them before a policy sees them.
-  auto finite_positive = [](double v) { return std::isfinite(v) && v > 0; };
-  if (!finite_positive(r.speedup) || !finite_positive(r.efficiency) || !finite_positive(r.iteration_s) ||
-      r.cpus < 1 || r.samples < 1) {
-    return false;
-  }
-  out.valid = true;
-  out.speedup = r.speedup;
-  out.efficiency = r.efficiency;
-  out.iteration_s = r.iteration_s;
-  out.baseline_s = r.baseline_s;
-  out.spread = r.spread;
-  out.cpus = r.cpus;
-  out.samples = r.samples;
-  out.amdahl_f = r.amdahl_f;
-  out.seq = r.seq;
+  // The arena carries these fields (proto::JobBlock); the RM range-checks them before a policy sees them, and
+  // so does the simulator, with the same check.
+  policy::Perf p;
+  p.speedup = r.speedup;
+  p.efficiency = r.efficiency;
+  p.iteration_s = r.iteration_s;
+  p.baseline_s = r.baseline_s;
+  p.spread = r.spread;
+  p.cpus = r.cpus;
+  p.samples = r.samples;
+  p.amdahl_f = r.amdahl_f;
+  p.seq = r.seq;
+  if (!rm::check_report(p).empty()) return false;
+  p.valid = true;
+  out = p;
   return true;
 }
 
