@@ -12,3 +12,4 @@ configure_file(${PROJECT_SOURCE_DIR}/cmake/cosched.pc.in ${PROJECT_BINARY_DIR}/c
 install(FILES ${PROJECT_BINARY_DIR}/cosched.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 install(FILES ${PROJECT_SOURCE_DIR}/include/cosched/selfanalyzer.h
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/cosched OPTIONAL)
+install(PROGRAMS ${PROJECT_SOURCE_DIR}/scripts/cosched-report DESTINATION ${CMAKE_INSTALL_BINDIR})

@@ -105,6 +105,10 @@ void measure_init(const Options& opt, proto::Arena* arena) {
   publish();
 }
 
+int measure_team_peek(int granted) noexcept {
+  return tl_measuring_thread ? g_analyzer->team_for(granted) : granted;
+}
+
 int measure_region(std::uintptr_t region_id, int granted) noexcept {
   if (!tl_measuring_thread) return granted;
   follow_rm();

@@ -16,6 +16,9 @@ void measure_init(const Options& opt, proto::Arena* arena);
 // measured one get `granted` back untouched.
 int measure_region(std::uintptr_t region_id, int granted) noexcept;
 
+// The team measure_region would choose for the next region given `granted`, without feeding anything.
+int measure_team_peek(int granted) noexcept;
+
 // One summary line on stderr at program end when COSCHED_DEBUG=1: what the SelfAnalyzer saw.
 void measure_summary() noexcept;
 

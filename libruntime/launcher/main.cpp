@@ -39,16 +39,20 @@ std::string find_in_path(const std::string& prog) {
   return {};
 }
 
-// libcosched next to us: installed layout (bin/ → lib/) first, then the build tree.
-std::string find_libcosched() {
-  if (const char* env = std::getenv("COSCHED_LIBRARY"); env != nullptr && *env != '\0') return env;
+// A library of ours next to us: installed layout (bin/ → lib/) first, then the build tree.
+std::string find_ours(const char* installed_rel, const char* build_path) {
   std::error_code ec;
   fs::path self = fs::read_symlink("/proc/self/exe", ec);
   if (!ec) {
-    fs::path installed = self.parent_path() / COSCHED_INSTALL_LIB_REL;
+    fs::path installed = self.parent_path() / installed_rel;
     if (fs::exists(installed)) return fs::weakly_canonical(installed).string();
   }
-  return COSCHED_BUILD_LIB_PATH;
+  return build_path;
+}
+
+std::string find_libcosched() {
+  if (const char* env = std::getenv("COSCHED_LIBRARY"); env != nullptr && *env != '\0') return env;
+  return find_ours(COSCHED_INSTALL_LIB_REL, COSCHED_BUILD_LIB_PATH);
 }
 
 bool has(const std::vector<std::string>& v, const std::string& prefix) {
@@ -76,12 +80,15 @@ int main(int argc, char** argv) {
   bool quiet = false;
   bool force_gomp = false;
   bool verbose = false;
+  bool no_wrap = false;
   std::vector<std::string> command;
   app.add_option("--socket", socket, "RM socket (env COSCHED_SOCKET)")->capture_default_str();
   app.add_option("--request", request, "CPUs to ask for (default: OMP_NUM_THREADS, else all CPUs we may use)")
       ->check(CLI::Range(1, 1024));
   app.add_flag("--quiet,-q", quiet, "no warning lines from libcosched (COSCHED_QUIET=1)");
   app.add_flag("--gomp", force_gomp, "preload LLVM libomp even if the binary does not link libgomp directly");
+  app.add_flag("--no-wrap", no_wrap,
+               "do not preload libcosched_wrap (which caps num_threads clauses at the granted team size)");
   app.add_flag("--verbose,-v", verbose, "print how the program is launched");
   app.add_option("command", command, "PROGRAM [ARGS...] (after --)")->required();
   app.prefix_command(false);
@@ -117,13 +124,20 @@ int main(int argc, char** argv) {
       std::getenv("OMP_PLACES") == nullptr && std::getenv("GOMP_CPU_AFFINITY") == nullptr) {
     ::setenv("KMP_AFFINITY", "disabled", 1);
   }
+  // LD_PRELOAD order matters: the wrappers must come before the runtime they forward to.
   if (gomp) {
     prepend_env("LD_PRELOAD", COSCHED_LIBOMP_PRELOAD);
     ::setenv("COSCHED_GOMP", "1", 1);
   }
+  std::string wrap;
+  if (!no_wrap) {
+    wrap = find_ours(COSCHED_INSTALL_WRAP_REL, COSCHED_BUILD_WRAP_PATH);
+    prepend_env("LD_PRELOAD", wrap);
+  }
   if (verbose) {
-    std::fprintf(stderr, "cosched-run: %s (%s%s) socket=%s tool=%s\n", prog.c_str(),
-                 gomp ? "libgomp → libomp" : "libomp", relinked ? ", relinked" : "", socket.c_str(), lib.c_str());
+    std::fprintf(stderr, "cosched-run: %s (%s%s) socket=%s tool=%s%s%s\n", prog.c_str(),
+                 gomp ? "libgomp → libomp" : "libomp", relinked ? ", relinked" : "", socket.c_str(), lib.c_str(),
+                 wrap.empty() ? "" : " wrappers=", wrap.c_str());
   }
   std::vector<char*> args;
   for (auto& a : command) args.push_back(a.data());

@@ -6,12 +6,20 @@ build=$1
 prefix=$(mktemp -d /tmp/cosched-install-XXXXXX)
 trap 'rm -rf "$prefix"' EXIT
 cmake --install "$build" --prefix "$prefix" >/dev/null
-for f in bin/cosched-rm bin/cosched-ctl bin/cosched-run lib/libcosched.so include/cosched/selfanalyzer.h \
+for f in bin/cosched-rm bin/cosched-ctl bin/cosched-run bin/qsubmit bin/cosched-sim lib/libcosched.so lib/libcosched_wrap.so.0 include/cosched/selfanalyzer.h \
          lib/cmake/Cosched/CoschedConfig.cmake lib/pkgconfig/cosched.pc; do
   [ -e "$prefix/$f" ] || { echo "missing after install: $f"; exit 1; }
 done
 "$prefix/bin/cosched-rm" --help >/dev/null
 "$prefix/bin/cosched-run" --help >/dev/null
+"$prefix/bin/cosched-report" --help >/dev/null
+# An installed cosched-run loads the installed libraries, not the build tree's.
+launch=$("$prefix/bin/cosched-run" -v -q --socket /nonexistent/rm.sock -- true 2>&1) || {
+  echo "installed cosched-run failed to start a program: $launch"; exit 1; }
+case "$launch" in
+  *"tool=$prefix/lib/libcosched.so.0"*"wrappers=$prefix/lib/libcosched_wrap.so.0"*) ;;
+  *) echo "installed cosched-run uses the wrong libraries: $launch"; exit 1 ;;
+esac
 
 src=$(mktemp -d /tmp/cosched-consumer-XXXXXX)
 trap 'rm -rf "$prefix" "$src"' EXIT
