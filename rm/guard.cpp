@@ -17,6 +17,8 @@ namespace cosched::rm {
 
 namespace {
 
+constexpr int kRmdirAttempts = 300;  // 30 s at 100 ms
+
 struct Watched {
   std::string restore_procs;
   std::string job_dir;
@@ -40,9 +42,19 @@ void restore(std::map<pid_t, Watched>& jobs, std::vector<std::string>& dirs) {
     }
     if (!w.restore_procs.empty()) write_file(w.restore_procs, std::to_string(pid));
     ::kill(pid, SIGCONT);  // harmless if it was not stopped
-    if (!w.job_dir.empty()) ::rmdir(w.job_dir.c_str());
+    if (!w.job_dir.empty()) dirs.push_back(w.job_dir);
   }
-  for (auto it = dirs.rbegin(); it != dirs.rend(); ++it) ::rmdir(it->c_str());
+  // A cgroup cannot be removed while a task is still in it, and an exited job stays there until its
+  // parent reaps it. Nobody waits for the guard, so it keeps trying for a while (newest first: job
+  // directories before the RM's own).
+  for (int attempt = 0; attempt < kRmdirAttempts && !dirs.empty(); ++attempt) {
+    std::vector<std::string> busy;
+    for (auto it = dirs.rbegin(); it != dirs.rend(); ++it) {
+      if (::rmdir(it->c_str()) != 0 && errno == EBUSY) busy.insert(busy.begin(), *it);
+    }
+    dirs.swap(busy);
+    if (!dirs.empty()) ::usleep(100 * 1000);
+  }
 }
 
 }  // namespace

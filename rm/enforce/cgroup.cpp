@@ -146,6 +146,9 @@ class CgroupEnforcer final : public Enforcer {
       tidy();
       if (!pending_.empty()) ::usleep(50 * 1000);  // exiting tasks leave their cgroup shortly
     }
+    // Still busy (a job that exited but is not reaped yet): the guard, which outlives us, removes them.
+    for (const auto& d : pending_) guard_.owns_dir(d);
+    pending_.clear();
     ::rmdir(rm_dir_.c_str());
     rm_dir_.clear();
   }

@@ -107,6 +107,8 @@ class CleanShutdown(RmTestCase):
         self.assertEqual(a.wait(), 0)
         self.assertEqual(b.wait(), 0)
         self.assertFalse(os.path.exists(rm.socket), "socket left behind")
+        rm_cgroup = f"/sys/fs/cgroup/cpuset/cosched.{rm.proc.pid}"
+        wait_for(lambda: not os.path.exists(rm_cgroup), timeout=10, what=f"{rm_cgroup} removed")
 
 
 class NoResourceManager(RmTestCase):
