@@ -5,6 +5,7 @@
 #include <new>
 
 #include "selfanalyzer/analyzer.hpp"
+#include "selfanalyzer/arena_report.hpp"
 #include "tool_state.hpp"
 
 namespace cosched::rt {
@@ -69,18 +70,7 @@ inline void publish() noexcept {
   std::atomic_thread_fence(std::memory_order_release);
   job.phase.store(static_cast<std::uint32_t>(phase), std::memory_order_relaxed);
   job.period.store(g_analyzer->period(), std::memory_order_relaxed);
-  if (have && seq != g_published_seq) {
-    job.speedup.store(r.speedup, std::memory_order_relaxed);
-    job.efficiency.store(r.efficiency, std::memory_order_relaxed);
-    job.iteration_s.store(r.iteration_s, std::memory_order_relaxed);
-    job.baseline_s.store(r.baseline_s, std::memory_order_relaxed);
-    job.spread.store(r.spread, std::memory_order_relaxed);
-    job.amdahl_f.store(r.amdahl_f, std::memory_order_relaxed);
-    job.cpus.store(r.cpus, std::memory_order_relaxed);
-    job.samples.store(r.samples, std::memory_order_relaxed);
-    job.baseline_team.store(r.baseline_team, std::memory_order_relaxed);
-    job.reports.store(r.seq, std::memory_order_relaxed);
-  }
+  if (have && seq != g_published_seq) sa::store_report(r, job);
   job.seq.store(s + 2, std::memory_order_release);
   g_published_seq = seq;
   g_published_phase = phase;
