@@ -2,28 +2,15 @@
 #include <gtest/gtest.h>
 
 #include "policies/dss.hpp"
+#include "policy_test_util.hpp"
 
 using namespace cosched::policy;
 
 namespace {
 
-Snapshot machine(int cpus, const std::vector<int>& requests) {
-  Snapshot s;
-  s.machine.cpus = cpus;
-  for (std::size_t i = 0; i < requests.size(); ++i) {
-    JobView j;
-    j.id = static_cast<JobId>(i + 1);
-    j.request = requests[i];
-    s.jobs.push_back(j);
-  }
-  return s;
-}
+using cosched::policy::testing::counts;
 
-std::vector<int> counts(const Decision& d) {
-  std::vector<int> v;
-  for (const auto& a : d.jobs) v.push_back(a.cpus);
-  return v;
-}
+Snapshot machine(int cpus, const std::vector<int>& requests) { return cosched::policy::testing::machine_with(cpus, requests); }
 
 }  // namespace
 

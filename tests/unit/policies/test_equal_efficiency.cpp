@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "policies/equal_efficiency.hpp"
+#include "policy_test_util.hpp"
 
 using namespace cosched::policy;
 
@@ -25,18 +26,9 @@ JobView unmeasured(JobId id, int request) {
   return j;
 }
 
-Snapshot machine(int cpus, std::vector<JobView> jobs) {
-  Snapshot s;
-  s.machine.cpus = cpus;
-  s.jobs = std::move(jobs);
-  return s;
-}
+using cosched::policy::testing::counts;
 
-std::vector<int> counts(const Decision& d) {
-  std::vector<int> v;
-  for (const auto& a : d.jobs) v.push_back(a.cpus);
-  return v;
-}
+Snapshot machine(int cpus, std::vector<JobView> jobs) { return cosched::policy::testing::machine_of(cpus, std::move(jobs)); }
 
 }  // namespace
 

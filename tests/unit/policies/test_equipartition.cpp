@@ -1,30 +1,12 @@
 #include <gtest/gtest.h>
 
 #include "policies/equipartition.hpp"
+#include "policy_test_util.hpp"
 
 using namespace cosched::policy;
 
-namespace {
-Snapshot machine_with(int cpus, std::vector<int> requests, std::vector<int> current = {}) {
-  Snapshot s;
-  s.machine.cpus = cpus;
-  for (std::size_t i = 0; i < requests.size(); ++i) {
-    JobView j;
-    j.id = static_cast<JobId>(i + 1);
-    j.request = requests[i];
-    j.allocation = i < current.size() ? current[i] : 0;
-    j.arrival = static_cast<double>(i);
-    s.jobs.push_back(j);
-  }
-  return s;
-}
-
-std::vector<int> counts(const Decision& d) {
-  std::vector<int> v;
-  for (const auto& a : d.jobs) v.push_back(a.cpus);
-  return v;
-}
-}  // namespace
+using cosched::policy::testing::counts;
+using cosched::policy::testing::machine_with;
 
 TEST(Equipartition, SplitsEvenly) {
   Equipartition p;
