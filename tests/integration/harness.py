@@ -103,12 +103,33 @@ def native_speedup(serial_fraction, threads=2, iterations=12, work_ms=30):
     return run(1) / run(threads)
 
 
-def require_quiet_machine(test, serial_fraction, minimum):
-    s = native_speedup(serial_fraction)
+def require_quiet_machine(test, serial_fraction, minimum, samples=1):
+    """Skips `test` when the worst of `samples` native measurements is below `minimum`."""
+    s = min(native_speedup(serial_fraction) for _ in range(samples))
     if s < minimum:
         test.skipTest(f"machine too busy: native speedup at 2 threads is {s:.2f} (< {minimum}) for serial "
                       f"fraction {serial_fraction}")
     return s
+
+
+def measure_in_bounds(attempt, low, high, attempts=3, still_quiet=None):
+    """Runs `attempt()` -> (value, details) until value lies in [low, high], at most `attempts` times, and
+    returns (value, details, tries) of the last try. A speedup is a ratio of two timings taken at different
+    moments (the baseline first, then the full allocation): a burst of load from another tenant of a shared
+    CI machine during either inflates or deflates it for that one job. A defect in cosched is wrong on every
+    try, so the caller still asserts the bounds on the last one; retries are printed so noise stays visible.
+    When every try missed, `still_quiet()` (e.g. require_quiet_machine) runs once more: a machine that has
+    become too busy to deliver the theory natively skips the test instead of failing it."""
+    tries = []
+    for _ in range(attempts):
+        value, details = attempt()
+        tries.append(value)
+        if low <= value <= high:
+            return value, details, tries
+        print(f"noisy measurement {value:.3f} outside [{low}, {high}], measuring again", flush=True)
+    if still_quiet:
+        still_quiet()
+    return value, details, tries
 
 
 class Job:
