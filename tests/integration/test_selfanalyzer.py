@@ -1,9 +1,9 @@
 #!/usr/bin/python3
 """The SelfAnalyzer inside unmodified binaries: period detection, baseline, speedup reported through the
 arena and shown by `cosched-ctl status --json` (PDPA paper §3.1), on 2 CPUs with the synthetic Amdahl
-program whose true speedup is known: S(2) = 1 / (F + (1 - F) / 2) for serial fraction F. The bounds allow
-20 % below and 10 % above the theory: a guest VM's vCPUs deliver a 1-CPU baseline a few per cent slower or
-faster than half of two CPUs, so a correct measurement of a perfectly parallel program reads 1.9 to 2.15."""
+program whose true speedup is known: S(2) = 1 / (F + (1 - F) / 2) for serial fraction F. Bounds as in the
+SelfAnalyzer issue: [1.6, 2.1] for F = 0 and [1.15, 1.5] for F = 0.5. Here 12 measurements of F = 0 read
+1.93 to 2.10 (median 2.0); a reading outside is measured again (see harness.measure_in_bounds)."""
 import statistics
 import unittest
 
@@ -50,13 +50,13 @@ class SpeedupOfUnmodifiedBinaries(RmTestCase):
         return speedup
 
     def test_perfectly_parallel(self):
-        self.check("amdahl-clang", 0.0, 1.6, 2.2)
+        self.check("amdahl-clang", 0.0, 1.6, 2.1)
 
     def test_half_serial(self):
         self.check("amdahl-clang", 0.5, 1.15, 1.5)
 
     def test_gcc_binary_on_libomp(self):
-        self.check("amdahl-gcc", 0.0, 1.6, 2.2)
+        self.check("amdahl-gcc", 0.0, 1.6, 2.1)
 
     def test_several_regions_per_iteration(self):
         rm = self.start_rm("--baseline", "always")
