@@ -1,13 +1,13 @@
 #!/usr/bin/python3
 """NPB-class kernels under cosched: every kernel verifies at class S when run through cosched-run with a
 live RM (clang and gcc builds, plain and relinked), and the SelfAnalyzer finds the iterative structure of
-CG and MG in the unmodified binaries and reports a speedup."""
+CG, MG and BT in the unmodified binaries and reports a speedup."""
 import os
 import unittest
 
 from harness import BIN, RmTestCase, program, wait_for
 
-KERNELS = ("ep", "cg", "mg", "is", "ft")
+KERNELS = ("ep", "cg", "mg", "is", "ft", "bt")
 
 
 class NpbUnderCosched(RmTestCase):
@@ -29,7 +29,7 @@ class NpbUnderCosched(RmTestCase):
                         failures.append(f"{name}: did not register with the RM")
         self.assertEqual(failures, [])
         decisions = [d for d in rm.decisions() if d["event"] == "arrival"]
-        self.assertEqual(len(decisions), 20, "every run registered with the RM")
+        self.assertEqual(len(decisions), 4 * len(KERNELS), "every run registered with the RM")
 
     def check_period_found(self, binary, args):
         rm = self.start_rm("--baseline", "always")
@@ -52,6 +52,12 @@ class NpbUnderCosched(RmTestCase):
     def test_mg_period_detected(self):
         j = self.check_period_found("npb-mg-clang", ["S", "--iterations", "3000"])
         print(f"MG: period {j['period']} speedup {j['speedup']:.2f} at {j['measured_cpus']} CPUs")
+
+    def test_bt_period_detected(self):
+        # Six regions per time step: right-hand side (2), x, y and z solves, update.
+        j = self.check_period_found("npb-bt-clang", ["S", "--iterations", "2000"])
+        self.assertEqual(j["period"], 6, j)
+        print(f"BT: period {j['period']} speedup {j['speedup']:.2f} at {j['measured_cpus']} CPUs")
 
 
 if __name__ == "__main__":

@@ -31,8 +31,8 @@ static void print_usage(FILE *out, const char *argv0, const struct npb_program *
             "\n"
             "Classes (default S):\n%s"
             "\n"
-            "--iterations N runs N outer iterations (kernels with an iteration count: CG, MG; the result\n"
-            "is then not verified). Threads: OMP_NUM_THREADS.\n"
+            "--iterations N runs N outer iterations (CG, MG and BT: those with an outer iteration\n"
+            "count; the result is then not verified). Threads: OMP_NUM_THREADS.\n"
             "Exit status: 0 verified (or skipped), 1 verification failed, 2 bad arguments.\n",
             argv0, program->name, program->summary, program->class_sizes);
 }
