@@ -211,3 +211,28 @@ TEST(CatalogExamples, ShippedWorkloadsAndCatalogAgree) {
     }
   }
 }
+
+TEST(CatalogExamples, NpbCatalogCoversTheDemoWorkloadsWithShippedPrograms) {
+  const std::string dir = std::string(COSCHED_SOURCE_DIR) + "/examples/workloads";
+  auto c = cat::load_file(dir + "/npb-catalog.yaml");
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  // Every @program must be one the build ships (examples/npb, examples/synthetic): a renamed target would
+  // otherwise break the documented demo only when someone runs it.
+  struct stat st {};
+  const bool built = ::stat(COSCHED_PROGRAMS_DIR "/amdahl", &st) == 0;
+  auto lookup = cat::lookup_in_directories({COSCHED_PROGRAMS_DIR});
+  for (const char* name : {"w1-mini.swf", "w3-mini.swf", "w3-untuned-mini.swf", "w4-mini.swf"}) {
+    auto w = cosched::swf::read_file(dir + "/" + name);
+    ASSERT_TRUE(w.ok()) << w.error().message;
+    for (const auto& job : w->jobs) {
+      const cat::App* app = c->find(job.executable);
+      ASSERT_NE(app, nullptr) << name << " job " << job.number;
+      ASSERT_FALSE(app->command.empty());
+      ASSERT_EQ(app->command[0].rfind('@', 0), 0U) << app->command[0];
+      if (built) {
+        EXPECT_TRUE(lookup(app->command[0].substr(1)).has_value()) << app->command[0] << " not built";
+      }
+      EXPECT_TRUE(app->speedup.has_value()) << app->name << ": cosched-sim needs a model";
+    }
+  }
+}
