@@ -61,22 +61,19 @@ json Daemon::job_json(const Job& j) const {
             {"team", j.progress.last_team},
             {"phase", phase_name(j.progress.phase)},
             {"period", j.progress.period}};
-  if (j.perf.valid) {
-    o["speedup"] = j.perf.speedup;
-    o["efficiency"] = j.perf.efficiency;
-    o["iteration_s"] = j.perf.iteration_s;
-    o["baseline_s"] = j.perf.baseline_s;
-    o["spread"] = j.perf.spread;
-    o["measured_cpus"] = j.perf.cpus;
-    o["samples"] = j.perf.samples;
-    o["reports"] = j.perf.seq;
-    if (j.perf.amdahl_f >= 0) o["amdahl_f"] = j.perf.amdahl_f;
-  } else {
-    o["speedup"] = nullptr;
-    o["efficiency"] = nullptr;
-    o["iteration_s"] = nullptr;
-    o["baseline_s"] = nullptr;
-  }
+  // The same keys for every job, null until the first report (and amdahl_f while no fit exists), so that
+  // scripts reading status --json see one schema.
+  const bool m = j.perf.valid;
+  auto measured = [m](auto v) { return m ? json(v) : json(nullptr); };
+  o["speedup"] = measured(j.perf.speedup);
+  o["efficiency"] = measured(j.perf.efficiency);
+  o["iteration_s"] = measured(j.perf.iteration_s);
+  o["baseline_s"] = measured(j.perf.baseline_s);
+  o["spread"] = measured(j.perf.spread);
+  o["measured_cpus"] = measured(j.perf.cpus);
+  o["samples"] = measured(j.perf.samples);
+  o["reports"] = measured(j.perf.seq);
+  o["amdahl_f"] = m && j.perf.amdahl_f >= 0 ? json(j.perf.amdahl_f) : json(nullptr);
   return o;
 }
 

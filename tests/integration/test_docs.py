@@ -1,13 +1,14 @@
 #!/usr/bin/python3
 """Docs that match the code: every long option a command prints in its `--help` is named somewhere in
-README.md or docs/, and every command exits 0 on `--help`. A new option without a line of documentation
-fails here, naming the command and the option."""
+README.md or docs/, every command exits 0 on `--help`, and every field of `cosched-ctl status --json` (top
+level, machine, and per job, before and after the first speedup report) is named in docs/usage.md. A new
+option or field without a line of documentation fails here, naming it."""
 import os
 import re
 import subprocess
 import unittest
 
-from harness import BUILD
+from harness import BUILD, RmTestCase, program, wait_for
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "../.."))
 COMMANDS = {
@@ -45,6 +46,23 @@ class EveryOptionIsDocumented(unittest.TestCase):
                 self.assertTrue(options, f"{name} --help lists no options")
                 missing += [f"{name} {o}" for o in sorted(options - docs)]
         self.assertEqual(missing, [], "options in --help that README.md and docs/ never mention")
+
+
+
+class EveryStatusFieldIsDocumented(RmTestCase):
+    def test_status_json_fields_appear_in_usage_md(self):
+        usage = open(os.path.join(ROOT, "docs/usage.md"), encoding="utf-8").read()
+        documented = set(re.findall(r"`([a-z_]+)`", usage))
+        rm = self.start_rm("--baseline", "always")
+        job = self.start_job([program("amdahl-clang"), "--iterations", "100000", "--work-ms", "20", "--quiet"],
+                             rm, request=2)
+        before = wait_for(lambda: rm.job(job.pid), what="the job in status")
+        after = wait_for(lambda: (lambda j: j if j and j["speedup"] is not None else None)(rm.job(job.pid)),
+                         timeout=60, interval=0.1, what="a speedup report")
+        self.assertEqual(set(before), set(after), "a job's keys must not depend on whether it has reported")
+        status = rm.status()
+        fields = set(status) | set(status["machine"]) | set(after)
+        self.assertEqual(sorted(fields - documented), [], "status --json fields docs/usage.md never names")
 
 
 if __name__ == "__main__":
