@@ -35,5 +35,17 @@ class NumThreadsClause(RmTestCase):
             self.assertEqual({t for row in rows for t in row}, {"2"}, f"{binary}: {rows}")
 
 
+class RegionIdentity(RmTestCase):
+    def test_gcc_regions_keep_their_call_sites_through_the_wrapper(self):
+        # Every GOMP_parallel of a gcc binary passes through libcosched_wrap. libomp names a region by its
+        # caller's return address, so the forwarder must jump, not call: otherwise three distinct regions
+        # per iteration would look like one region and the SelfAnalyzer would report period 1, not 3.
+        rm = self.start_rm("--baseline", "always")
+        job = self.start_job([program("amdahl-gcc"), "--regions", "3"] + BUSY, rm, request=2)
+        j = wait_for(lambda: (lambda j: j if j and j["speedup"] is not None else None)(rm.job(job.pid)),
+                     timeout=60, interval=0.1, what="a speedup report")
+        self.assertEqual(j["period"], 3, j)
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)
