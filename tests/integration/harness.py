@@ -132,13 +132,30 @@ def measure_in_bounds(attempt, low, high, attempts=3, still_quiet=None):
     return value, details, tries
 
 
+NOBODY = 65534
+
+
+def as_user(uid):
+    """Command prefix that runs what follows as `uid` (same gid, no supplementary groups), or nothing."""
+    if uid is None:
+        return []
+    return ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--"]
+
+
+def require_reachable_by(test, uid, *paths):
+    """Skips `test` when `uid` cannot execute every path (e.g. a build tree under a private home)."""
+    for path in paths:
+        if subprocess.run(as_user(uid) + ["test", "-x", path]).returncode != 0:
+            test.skipTest(f"{path} is not executable by uid {uid}")
+
+
 class Job:
     """A program started through cosched-run; stdout is collected line by line into a file."""
 
-    def __init__(self, args, socket_path, env=None, request=None, quiet=False):
+    def __init__(self, args, socket_path, env=None, request=None, quiet=False, user=None):
         self.out = tempfile.NamedTemporaryFile(mode="w+", prefix="cosched-job-", suffix=".out", delete=False)
         self.err = tempfile.NamedTemporaryFile(mode="w+", prefix="cosched-job-", suffix=".err", delete=False)
-        cmd = [RUN, "--socket", socket_path]
+        cmd = as_user(user) + [RUN, "--socket", socket_path]
         if request:
             cmd += ["--request", str(request)]
         if quiet:
@@ -147,7 +164,7 @@ class Job:
         full_env = dict(os.environ)
         full_env.update(env or {})
         self.proc = subprocess.Popen(cmd, stdout=self.out, stderr=self.err, env=full_env)
-        self.pid = self.proc.pid  # cosched-run execs the program: same pid
+        self.pid = self.proc.pid  # cosched-run (and setpriv before it) exec the program: same pid
 
     def lines(self):
         with open(self.out.name) as f:
@@ -188,12 +205,14 @@ class Job:
 class ResourceManager:
     """cosched-rm in the foreground on a private socket; stopped (and checked) by stop()."""
 
-    def __init__(self, *extra, cpus="0-1", policy="equip", quantum_ms=100):
+    def __init__(self, *extra, cpus="0-1", policy="equip", quantum_ms=100, user=None):
         self.dir = tempfile.mkdtemp(prefix="cosched-it-")
+        if user is not None:
+            os.chown(self.dir, user, user)
         self.socket = os.path.join(self.dir, "rm.sock")
         self.log = os.path.join(self.dir, "decisions.jsonl")
         self.messages = os.path.join(self.dir, "rm.err")
-        cmd = [RM, "--foreground", "--socket", self.socket, "--cpus", cpus, "--policy", policy,
+        cmd = as_user(user) + [RM, "--foreground", "--socket", self.socket, "--cpus", cpus, "--policy", policy,
                "--quantum-ms", str(quantum_ms), "--log", self.log] + list(extra)
         self._err = open(self.messages, "w")
         self.proc = subprocess.Popen(cmd, stdout=self._err, stderr=subprocess.STDOUT)

@@ -1,0 +1,74 @@
+#!/usr/bin/python3
+"""The thread-affinity enforcement backend: what confines jobs where no cpuset cgroup can be used (a
+resource manager run by an ordinary user, or a host without the cpuset controller). The same guarantees as
+with cgroups, read from /proc: disjoint CPU masks on every thread of every job while they share the
+machine, the full mask back when a job is alone again, and after the RM dies (DESIGN rule 3)."""
+import signal
+import unittest
+
+from harness import (NOBODY, RM, RUN, RmTestCase, cpus_allowed, program, require_reachable_by, wait_for)
+
+LONG = ["--iterations", "100000", "--work-ms", "20"]  # runs until the test ends it
+
+
+def single_cpu(pid):
+    """The one CPU every thread of `pid` may run on, or None while the threads disagree or have several."""
+    masks = set(cpus_allowed(pid).values())
+    if len(masks) != 1:
+        return None
+    (mask,) = masks
+    return next(iter(mask)) if len(mask) == 1 else None
+
+
+class AffinityBackend(RmTestCase):
+    def share_then_check(self, rm, user=None):
+        clang = self.start_job([program("amdahl-clang")] + LONG, rm, request=2, user=user)
+        gcc = self.start_job([program("amdahl-gcc")] + LONG, rm, request=2, user=user)
+        wait_for(lambda: all((rm.job(j.pid) or {}).get("allocated") == 1 for j in (clang, gcc)),
+                 what="both jobs at 1 CPU")
+        self.assertEqual(rm.status()["enforcement"], "affinity")
+        # Every thread, including the OpenMP workers and libcosched's watcher, on the job's one CPU.
+        cpus = wait_for(lambda: (lambda a, b: (a, b) if a is not None and b is not None else None)(
+            single_cpu(clang.pid), single_cpu(gcc.pid)), timeout=5, what="single-CPU masks on every thread")
+        self.assertNotEqual(cpus[0], cpus[1], cpus)
+        self.assertEqual({rm.job(clang.pid)["cpus"][0], rm.job(gcc.pid)["cpus"][0]}, set(cpus))
+        return clang, gcc
+
+    def test_jobs_confined_then_widened_on_departure(self):
+        rm = self.start_rm("--enforce", "affinity")
+        clang, gcc = self.share_then_check(rm)
+        gcc.kill()
+        wait_for(lambda: rm.job(clang.pid)["allocated"] == 2, timeout=5, what="the survivor at 2 CPUs")
+        wait_for(lambda: set(cpus_allowed(clang.pid).values()) == {frozenset({0, 1})}, timeout=5,
+                 what="every thread of the survivor allowed on 0-1")
+        # A region at the new size creates a second worker thread; it must not be left on one CPU.
+        n = len(clang.teams())
+        wait_for(lambda: len(clang.teams()) > n + 3, what="more iterations")
+        self.assertEqual(clang.teams()[-1], "2")
+        self.assertEqual(set(cpus_allowed(clang.pid).values()), {frozenset({0, 1})})
+
+    def test_killed_rm_leaves_jobs_on_every_cpu(self):
+        rm = self.start_rm("--enforce", "affinity")
+        clang, gcc = self.share_then_check(rm)
+        rm.proc.send_signal(signal.SIGKILL)
+        rm.proc.wait()
+        for job in (clang, gcc):
+            wait_for(lambda: set(cpus_allowed(job.pid).values()) == {frozenset({0, 1})}, timeout=5,
+                     what=f"pid {job.pid}: every thread allowed on 0-1 again")
+        n = len(clang.teams())
+        wait_for(lambda: len(clang.teams()) > n + 3, what="more iterations")
+        self.assertEqual(clang.teams()[-1], "2", "the job did not return to its native team size")
+
+    def test_unprivileged_rm_chooses_affinity_and_confines_its_users_jobs(self):
+        require_reachable_by(self, NOBODY, RM, RUN, program("amdahl-clang"), program("amdahl-gcc"))
+        rm = self.start_rm(user=NOBODY)  # --enforce auto: no writable cpuset for this user
+        clang, gcc = self.share_then_check(rm, user=NOBODY)
+        self.assertEqual({j["uid"] for j in rm.status()["jobs"]}, {NOBODY})
+        rm.stop()
+        for job in (clang, gcc):
+            wait_for(lambda: set(cpus_allowed(job.pid).values()) == {frozenset({0, 1})}, timeout=5,
+                     what=f"pid {job.pid} released at shutdown")
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
