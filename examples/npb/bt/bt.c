@@ -66,10 +66,7 @@ int main(int argc, char **argv)
     const int overridden = npb_iterations_override(argc, argv);
     if (!npb_parse_class(argc, argv, &program, &class_id, &status))
         return status;
-    const struct bt_class *cls = &bt_classes[0];
-    for (size_t i = 0; i < sizeof bt_classes / sizeof bt_classes[0]; i++)
-        if (bt_classes[i].id == class_id)
-            cls = &bt_classes[i];
+    const struct bt_class *cls = &bt_classes[npb_class_index(class_id)];
     const int n = cls->points;
     const int iterations = overridden > 0 ? overridden : cls->iterations;
     printf(" NPB-class BT, class %c: %d^3 grid, %d time steps, dt %g\n", cls->id, n, iterations, cls->dt);

@@ -41,6 +41,17 @@ struct cg_vectors {
     double *x, *z, *p, *q, *r;
 };
 
+/* Row j of the sparse matrix (CSR arrays, read into locals by the caller so that the compiler keeps them in
+ * registers across the loops that write vectors) times vector v. */
+static inline double row_times(const long *row_start, const int *column, const double *value, int j,
+                               const double *v)
+{
+    double sum = 0.0;
+    for (long k = row_start[j]; k < row_start[j + 1]; k++)
+        sum += value[k] * v[column[k]];
+    return sum;
+}
+
 /* Approximately solves A z = x with CG_STEPS conjugate gradient steps from z = 0; returns ||x - A z||. */
 static double conjugate_gradient(const struct cg_matrix *a, struct cg_vectors *v)
 {
@@ -64,9 +75,7 @@ static double conjugate_gradient(const struct cg_matrix *a, struct cg_vectors *v
         double p_dot_q = 0.0;
 #pragma omp parallel for schedule(static) reduction(+ : p_dot_q)
         for (int j = 0; j < n; j++) {
-            double sum = 0.0;
-            for (long k = row_start[j]; k < row_start[j + 1]; k++)
-                sum += value[k] * p[column[k]];
+            const double sum = row_times(row_start, column, value, j, p);
             q[j] = sum;
             p_dot_q += p[j] * sum;
         }
@@ -89,10 +98,7 @@ static double conjugate_gradient(const struct cg_matrix *a, struct cg_vectors *v
     double residual2 = 0.0;
 #pragma omp parallel for schedule(static) reduction(+ : residual2)
     for (int j = 0; j < n; j++) {
-        double sum = 0.0;
-        for (long k = row_start[j]; k < row_start[j + 1]; k++)
-            sum += value[k] * z[column[k]];
-        double d = x[j] - sum;
+        const double d = x[j] - row_times(row_start, column, value, j, z);
         residual2 += d * d;
     }
     return sqrt(residual2);
@@ -134,10 +140,7 @@ int main(int argc, char **argv)
     const int overridden = npb_iterations_override(argc, argv);
     if (!npb_parse_class(argc, argv, &program, &class_id, &status))
         return status;
-    const struct cg_class *cls = &cg_classes[0];
-    for (size_t i = 0; i < sizeof cg_classes / sizeof cg_classes[0]; i++)
-        if (cg_classes[i].id == class_id)
-            cls = &cg_classes[i];
+    const struct cg_class *cls = &cg_classes[npb_class_index(class_id)];
     const int n = cls->order;
     const int iterations = overridden > 0 ? overridden : cls->iterations;
 

@@ -37,12 +37,20 @@ static void print_usage(FILE *out, const char *argv0, const struct npb_program *
             argv0, program->name, program->summary, program->class_sizes);
 }
 
+static const char npb_classes[] = "SWA"; /* the order of every kernel's class table */
+
+int npb_class_index(char class_id)
+{
+    const char *at = strchr(npb_classes, class_id);
+    return at != NULL && class_id != '\0' ? (int)(at - npb_classes) : 0;
+}
+
 static bool class_from_text(const char *text, char *class_id)
 {
     if (text == NULL || strlen(text) != 1)
         return false;
     char c = (char)toupper((unsigned char)text[0]);
-    if (c != 'S' && c != 'W' && c != 'A')
+    if (c == '\0' || strchr(npb_classes, c) == NULL)
         return false;
     *class_id = c;
     return true;

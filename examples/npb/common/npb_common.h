@@ -26,6 +26,9 @@ struct npb_program {
 bool npb_parse_class(int argc, char **argv, const struct npb_program *program, char *class_id,
                      int *exit_status);
 
+/* Position of class_id ('S', 'W', 'A') in every kernel's class table, which lists S, W, A in this order. */
+int npb_class_index(char class_id);
+
 /* `--iterations N` on the command line: run N outer iterations instead of the class's count (long runs for
  * scheduling experiments; the result cannot be verified then). Returns N, or 0 when absent. A bad N is
  * reported by npb_parse_class. */

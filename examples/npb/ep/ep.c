@@ -100,10 +100,7 @@ int main(int argc, char **argv)
     int status;
     if (!npb_parse_class(argc, argv, &program, &class_id, &status))
         return status;
-    const struct ep_class *cls = &ep_classes[0];
-    for (size_t i = 0; i < sizeof ep_classes / sizeof ep_classes[0]; i++)
-        if (ep_classes[i].id == class_id)
-            cls = &ep_classes[i];
+    const struct ep_class *cls = &ep_classes[npb_class_index(class_id)];
 
     const long batches = 1L << (cls->log2_pairs - BATCH_LOG2);
     const long batches_per_step = batches / OUTER_STEPS;

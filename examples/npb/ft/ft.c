@@ -132,10 +132,7 @@ int main(int argc, char **argv)
     int status;
     if (!npb_parse_class(argc, argv, &program, &class_id, &status))
         return status;
-    const struct ft_class *cls = &ft_classes[0];
-    for (size_t i = 0; i < sizeof ft_classes / sizeof ft_classes[0]; i++)
-        if (ft_classes[i].id == class_id)
-            cls = &ft_classes[i];
+    const struct ft_class *cls = &ft_classes[npb_class_index(class_id)];
     const size_t points = (size_t)cls->nx * cls->ny * cls->nz;
     printf(" NPB-class FT, class %c: %dx%dx%d grid, %d steps\n", cls->id, cls->nx, cls->ny, cls->nz, FT_STEPS);
 

@@ -190,10 +190,7 @@ int main(int argc, char **argv)
     int status;
     if (!npb_parse_class(argc, argv, &program, &class_id, &status))
         return status;
-    const struct is_class *cls = &is_classes[0];
-    for (size_t i = 0; i < sizeof is_classes / sizeof is_classes[0]; i++)
-        if (is_classes[i].id == class_id)
-            cls = &is_classes[i];
+    const struct is_class *cls = &is_classes[npb_class_index(class_id)];
 
     struct is_state s = {.cls = cls};
     s.keys_count = 1L << cls->log2_keys;

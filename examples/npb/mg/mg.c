@@ -71,10 +71,7 @@ int main(int argc, char **argv)
     const int overridden = npb_iterations_override(argc, argv);
     if (!npb_parse_class(argc, argv, &program, &class_id, &status))
         return status;
-    const struct mg_class *cls = &mg_classes[0];
-    for (size_t i = 0; i < sizeof mg_classes / sizeof mg_classes[0]; i++)
-        if (mg_classes[i].id == class_id)
-            cls = &mg_classes[i];
+    const struct mg_class *cls = &mg_classes[npb_class_index(class_id)];
     const int top = cls->log2_size;
     const int points = 1 << top;
     const int iterations = overridden > 0 ? overridden : cls->iterations;

@@ -53,6 +53,17 @@ void mg_exchange_ghosts(struct mg_grid *g)
     memcpy(x[n3 - 1], x[1], sizeof(double) * (size_t)n2 * n1);
 }
 
+/* The per-line partial sums both 27-point operators use: for every i1 of line (i2, i3) of x, the four
+ * neighbours in the (i2, i3) plane sharing a face and the four sharing an edge. */
+static inline void line_sums(int n2, int n1, double (*x)[n2][n1], int i3, int i2, double *sum_face,
+                             double *sum_edge)
+{
+    for (int i1 = 0; i1 < n1; i1++) {
+        sum_face[i1] = x[i3][i2 - 1][i1] + x[i3][i2 + 1][i1] + x[i3 - 1][i2][i1] + x[i3 + 1][i2][i1];
+        sum_edge[i1] = x[i3 - 1][i2 - 1][i1] + x[i3 - 1][i2 + 1][i1] + x[i3 + 1][i2 - 1][i1] + x[i3 + 1][i2 + 1][i1];
+    }
+}
+
 void mg_residual(const struct mg_grid *u_grid, const struct mg_grid *v_grid, struct mg_grid *r_grid,
                  const struct mg_stencil *a)
 {
@@ -64,11 +75,7 @@ void mg_residual(const struct mg_grid *u_grid, const struct mg_grid *v_grid, str
     for (int i3 = 1; i3 < n3 - 1; i3++) {
         double sum_face[n1], sum_edge[n1];
         for (int i2 = 1; i2 < n2 - 1; i2++) {
-            for (int i1 = 0; i1 < n1; i1++) {
-                sum_face[i1] = u[i3][i2 - 1][i1] + u[i3][i2 + 1][i1] + u[i3 - 1][i2][i1] + u[i3 + 1][i2][i1];
-                sum_edge[i1] = u[i3 - 1][i2 - 1][i1] + u[i3 - 1][i2 + 1][i1] + u[i3 + 1][i2 - 1][i1] +
-                               u[i3 + 1][i2 + 1][i1];
-            }
+            line_sums(n2, n1, u, i3, i2, sum_face, sum_edge);
             /* a->c[1] (faces) is zero for every class and is skipped, as the spec allows. */
             for (int i1 = 1; i1 < n1 - 1; i1++)
                 r[i3][i2][i1] = v[i3][i2][i1] - a->c[0] * u[i3][i2][i1] -
@@ -88,11 +95,7 @@ void mg_smooth(const struct mg_grid *r_grid, struct mg_grid *u_grid, const struc
     for (int i3 = 1; i3 < n3 - 1; i3++) {
         double sum_face[n1], sum_edge[n1];
         for (int i2 = 1; i2 < n2 - 1; i2++) {
-            for (int i1 = 0; i1 < n1; i1++) {
-                sum_face[i1] = r[i3][i2 - 1][i1] + r[i3][i2 + 1][i1] + r[i3 - 1][i2][i1] + r[i3 + 1][i2][i1];
-                sum_edge[i1] = r[i3 - 1][i2 - 1][i1] + r[i3 - 1][i2 + 1][i1] + r[i3 + 1][i2 - 1][i1] +
-                               r[i3 + 1][i2 + 1][i1];
-            }
+            line_sums(n2, n1, r, i3, i2, sum_face, sum_edge);
             /* s->c[3] (corners) is zero for every class and is skipped. */
             for (int i1 = 1; i1 < n1 - 1; i1++)
                 u[i3][i2][i1] += s->c[0] * r[i3][i2][i1] +
