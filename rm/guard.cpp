@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "control_file.hpp"
+
 namespace cosched::rm {
 
 namespace {
@@ -26,21 +28,13 @@ struct Watched {
   bool stopped = false;
 };
 
-void write_file(const std::string& path, const std::string& text) {
-  int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
-  if (fd < 0) return;
-  ssize_t ignored = ::write(fd, text.data(), text.size());
-  (void)ignored;
-  ::close(fd);
-}
-
 void restore(std::map<pid_t, Watched>& jobs, std::vector<std::string>& dirs) {
   for (auto& [pid, w] : jobs) {
     if (!w.freezer_dir.empty()) {
-      write_file(w.freezer_dir + "/cgroup.freeze", "0");          // cgroup v2 freezer
-      write_file(w.freezer_dir + "/freezer.state", "THAWED");     // cgroup v1 freezer
+      write_control_file(w.freezer_dir + "/cgroup.freeze", "0");          // cgroup v2 freezer
+      write_control_file(w.freezer_dir + "/freezer.state", "THAWED");     // cgroup v1 freezer
     }
-    if (!w.restore_procs.empty()) write_file(w.restore_procs, std::to_string(pid));
+    if (!w.restore_procs.empty()) write_control_file(w.restore_procs, std::to_string(pid));
     ::kill(pid, SIGCONT);  // harmless if it was not stopped
     if (!w.job_dir.empty()) dirs.push_back(w.job_dir);
   }

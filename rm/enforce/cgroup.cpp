@@ -3,7 +3,6 @@
 // Layout: <hierarchy>/<rm parent>/cosched.<rm pid>/job<id>. Moving a process into a job's cpuset confines
 // all its present and future threads — what the affinity backend cannot guarantee with libomp. Release
 // writes the pid back into the cgroup the job came from (in v1 that also resets its mask to that cpuset).
-#include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -16,6 +15,7 @@
 #include <vector>
 
 #include "cosched/log.hpp"
+#include "control_file.hpp"
 #include "enforcer.hpp"
 
 namespace cosched::rm {
@@ -73,22 +73,10 @@ std::string to_fs(const Mount& m, const std::string& cg) {
 }
 
 Status write_file(const std::string& path, const std::string& text) {
-  std::ofstream out(path);
-  out << text;
-  out.flush();
-  if (!out) return make_error(Errc::io_error, "cannot write '" + text + "' to " + path + ": " + std::strerror(errno));
+  if (int err = write_control_file(path, text); err != 0) {
+    return make_error(Errc::io_error, "cannot write '" + text + "' to " + path + ": " + std::strerror(err));
+  }
   return {};
-}
-
-// Moves `pid` into the cgroup whose cgroup.procs is `procs_path`; returns 0 or the errno of the failure.
-// A raw write, because the caller must tell ESRCH (the job exited: nothing to undo) from real failures.
-int move_pid(const std::string& procs_path, pid_t pid) {
-  int fd = ::open(procs_path.c_str(), O_WRONLY | O_CLOEXEC);
-  if (fd < 0) return errno;
-  const std::string text = std::to_string(pid);
-  int err = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) ? 0 : errno;
-  ::close(fd);
-  return err;
 }
 
 std::string read_file(const std::string& path) {
@@ -136,7 +124,7 @@ class CgroupEnforcer final : public Enforcer {
     if (job.cgroup_dir.empty()) return;
     if (!job.original_cgroup_procs.empty() && ::kill(job.pid, 0) == 0) {
       // kill(0) also succeeds on a zombie, whose move fails with ESRCH: an exited job needs no undoing.
-      if (int err = move_pid(job.original_cgroup_procs, job.pid); err != 0 && err != ESRCH) {
+      if (int err = write_control_file(job.original_cgroup_procs, std::to_string(job.pid)); err != 0 && err != ESRCH) {
         COSCHED_WARN(enforce, "job {}: cannot move pid {} back to {}: {}", job.id, job.pid,
                      job.original_cgroup_procs, std::strerror(err));
       }
