@@ -3,6 +3,8 @@
 // the Analyzer (team_for, then on_region), on a virtual clock.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -83,5 +85,12 @@ class Driver {
  private:
   Analyzer& analyzer_;
 };
+
+// The analyzer's current report; a test that asks for it expects one to exist.
+inline Report latest(const Analyzer& a) {
+  Report r;
+  EXPECT_TRUE(a.report(r));
+  return r;
+}
 
 }  // namespace cosched::sa::testing

@@ -13,17 +13,12 @@ namespace {
 
 using testing::AmdahlLoop;
 using testing::Driver;
+using testing::latest;
 using testing::region_ids;
 
 constexpr double kTol = 1e-6;
 
 double amdahl_speedup(double f, int p) { return 1.0 / ((1.0 - f) + f / p); }
-
-Report latest(const Analyzer& a) {
-  Report r;
-  EXPECT_TRUE(a.report(r));
-  return r;
-}
 
 TEST(Analyzer, NoReportBeforeAnything) {
   Analyzer a{Config{}};

@@ -12,15 +12,10 @@ namespace {
 
 using testing::AmdahlLoop;
 using testing::Driver;
+using testing::latest;
 using testing::region_ids;
 
 constexpr double kTol = 1e-6;
-
-Report latest(const Analyzer& a) {
-  Report r;
-  EXPECT_TRUE(a.report(r));
-  return r;
-}
 
 // Count of regions run at team `team` from index `from` on.
 long regions_at(const Driver& d, std::size_t from, int team) {
