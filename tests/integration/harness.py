@@ -252,6 +252,13 @@ class ResourceManager:
                 return j
         return None
 
+    def wait_for_report(self, pid, also=lambda j: True, timeout=60, what="a speedup report"):
+        """The job's status once it carries a speedup report for which `also(job)` holds."""
+        def reported():
+            j = self.job(pid)
+            return j if j and j["speedup"] is not None and also(j) else None
+        return wait_for(reported, timeout=timeout, interval=0.1, what=what)
+
     def decisions(self):
         if not os.path.exists(self.log):
             return []

@@ -57,8 +57,7 @@ class EveryStatusFieldIsDocumented(RmTestCase):
         job = self.start_job([program("amdahl-clang"), "--iterations", "100000", "--work-ms", "20", "--quiet"],
                              rm, request=2)
         before = wait_for(lambda: rm.job(job.pid), what="the job in status")
-        after = wait_for(lambda: (lambda j: j if j and j["speedup"] is not None else None)(rm.job(job.pid)),
-                         timeout=60, interval=0.1, what="a speedup report")
+        after = rm.wait_for_report(job.pid)
         self.assertEqual(set(before), set(after), "a job's keys must not depend on whether it has reported")
         status = rm.status()
         fields = set(status) | set(status["machine"]) | set(after)

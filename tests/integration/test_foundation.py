@@ -3,7 +3,6 @@
 built with clang (libomp) and one with gcc (libgomp, moved onto libomp by cosched-run), on CPUs 0-1."""
 import os
 import signal
-import time
 import unittest
 
 from harness import (RmTestCase, cpus_allowed, cpuset_cgroup, process_state, program, wait_for)

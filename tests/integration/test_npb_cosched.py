@@ -5,7 +5,7 @@ CG, MG and BT in the unmodified binaries and reports a speedup."""
 import os
 import unittest
 
-from harness import BIN, RmTestCase, program, wait_for
+from harness import BIN, RmTestCase, program
 
 KERNELS = ("ep", "cg", "mg", "is", "ft", "bt")
 
@@ -37,11 +37,8 @@ class NpbUnderCosched(RmTestCase):
 
         # A set-up phase can be iterative too (CG's matrix generation repeats one region; a slow build is still
         # in it at the first report), so wait for the report of the outer loop: a period of several regions.
-        def reported():
-            j = rm.job(job.pid)
-            return j if j and j.get("speedup") is not None and j["period"] >= 2 else None
-
-        j = wait_for(reported, timeout=120, interval=0.2, what=f"{binary}: a speedup report of the outer loop")
+        j = rm.wait_for_report(job.pid, also=lambda j: j["period"] >= 2, timeout=120,
+                               what=f"{binary}: a speedup report of the outer loop")
         self.assertGreaterEqual(j["period"], 2, j)
         self.assertGreater(j["speedup"], 0)
         job.kill()

@@ -33,13 +33,8 @@ class Pdpa(RmTestCase):
         def smallest_allocation_after_judgement():
             rm = self.start_rm(policy="pdpa")
             job = self.start_job([program("amdahl-clang"), "--serial-fraction", "0"] + WORK, rm, request=2)
-
-            def judged():
-                j = rm.job(job.pid)
-                return j and j.get("speedup") is not None and j["policy_state"] in ("INC", "STABLE", "DEC")
-
-            wait_for(judged, timeout=60, interval=0.1, what="a PDPA judgement")
-            seen = [rm.job(job.pid)]
+            seen = [rm.wait_for_report(job.pid, also=lambda j: j["policy_state"] in ("INC", "STABLE", "DEC"),
+                                       what="a PDPA judgement")]
             for _ in range(3):  # still 2 after a few more reports
                 n = seen[-1]["reports"]
                 wait_for(lambda: rm.job(job.pid)["reports"] > n, timeout=30, what="another report")

@@ -42,8 +42,7 @@ class RegionIdentity(RmTestCase):
         # per iteration would look like one region and the SelfAnalyzer would report period 1, not 3.
         rm = self.start_rm("--baseline", "always")
         job = self.start_job([program("amdahl-gcc"), "--regions", "3"] + BUSY, rm, request=2)
-        j = wait_for(lambda: (lambda j: j if j and j["speedup"] is not None else None)(rm.job(job.pid)),
-                     timeout=60, interval=0.1, what="a speedup report")
+        j = rm.wait_for_report(job.pid)
         self.assertEqual(j["period"], 3, j)
 
 
