@@ -5,6 +5,11 @@
 
 namespace cosched::rt {
 
+// COSCHED_TEAM: who decides team sizes (docs/usage.md). automatic: cosched resizes only regions where no
+// guarantee is at stake; malleable: the program adapts to any team size (cosched-run --malleable; also
+// OMP_DYNAMIC=true); fixed: never resize, only the job's CPUs change (cosched-run --fixed-team).
+enum class TeamOption { automatic, malleable, fixed };
+
 struct Options {
   std::string socket;         // COSCHED_SOCKET, else the default path
   int request = 0;            // COSCHED_REQUEST, else OMP_NUM_THREADS, else the CPUs we may run on
@@ -18,6 +23,7 @@ struct Options {
   // grows with it (docs/performance.md).
   int max_period = 128;
   bool debug = false;         // COSCHED_DEBUG=1: measurement summary at program end
+  TeamOption team = TeamOption::automatic;  // COSCHED_TEAM=automatic|malleable|fixed
   bool measure = true;        // COSCHED_MEASURE=0: no SelfAnalyzer (team sizes only, no reports)
 };
 

@@ -18,7 +18,9 @@ namespace cosched::rm {
 struct ArenaProgress {
   std::uint64_t regions = 0;
   std::uint64_t iterations = 0;
-  int last_team = 0;
+  int last_team = 0;          // team libomp formed for the last outermost region (0: none yet)
+  proto::TeamMode team_mode = proto::TeamMode::unknown;
+  std::uint64_t team_mismatches = 0;  // regions whose formed team differed from the one libcosched chose
   int period = 0;
   proto::Phase phase = proto::Phase::none;
 };

@@ -59,6 +59,10 @@ json Daemon::job_json(const Job& j) const {
             {"regions", j.progress.regions},
             {"iterations", j.progress.iterations},
             {"team", j.progress.last_team},
+            {"team_mode", proto::team_mode_name(j.progress.team_mode)},
+            {"resizable", j.progress.team_mode == proto::TeamMode::resizable ||
+                              j.progress.team_mode == proto::TeamMode::malleable},
+            {"team_mismatches", j.progress.team_mismatches},
             {"phase", phase_name(j.progress.phase)},
             {"period", j.progress.period}};
   // The same keys for every job, null until the first report (and amdahl_f while no fit exists), so that

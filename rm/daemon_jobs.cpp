@@ -118,7 +118,7 @@ void Daemon::depart(policy::JobId id, const std::string& why) {
 void Daemon::poll_reports() {
   std::vector<policy::JobId> fresh;
   for (auto& [id, j] : jobs_) {
-    j.progress = j.arena->read_progress();
+    note_team(j, j.arena->read_progress());
     auto r = j.arena->read_report();
     if (!r.present || r.seq == j.perf.seq) continue;
     if (!r.valid) {
@@ -241,6 +241,27 @@ bool Daemon::baseline_wanted() const {
   if (cfg_.baseline == "always") return true;
   if (cfg_.baseline == "never") return false;
   return policy_->uses_speedup();
+}
+
+// The job's own account of its teams (rule 5 of docs/architecture.md, "Team sizes a program can observe"):
+// a change of team mode, and a formed team that differs from the allocation, each get one `why` line.
+void Daemon::note_team(Job& j, const ArenaProgress& p) {
+  const ArenaProgress before = j.progress;
+  j.progress = p;
+  if (p.team_mode != before.team_mode && p.team_mode != proto::TeamMode::unknown) {
+    const std::string mode = proto::team_mode_name(p.team_mode);
+    COSCHED_INFO(rm, "job {}: team {}", j.id, mode);
+    remember_why(j, "team", j.allocation, j.allocation, "team " + mode);
+  }
+  const bool differs = p.last_team > 0 && p.last_team != j.allocation;
+  if (differs != j.team_differs) {
+    j.team_differs = differs;
+    if (differs) {
+      remember_why(j, "team", j.allocation, j.allocation,
+                   "formed team " + std::to_string(p.last_team) + " differs from the " + std::to_string(j.allocation) +
+                       " CPU(s) granted (" + proto::team_mode_name(p.team_mode) + ")");
+    }
+  }
 }
 
 void Daemon::remember_why(Job& j, const std::string& event, int from, int to, const std::string& reason) {

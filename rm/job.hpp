@@ -51,6 +51,7 @@ struct Job {
   policy::Perf perf;
   std::vector<policy::HistoryEntry> history;
   ArenaProgress progress;
+  bool team_differs = false;  // the formed team differs from the allocation (noted once in `why` per change)
 
   std::deque<WhyEntry> why;   // most recent last, bounded
 };

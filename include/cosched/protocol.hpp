@@ -98,6 +98,36 @@ enum RmFlags : std::uint32_t {
   rm_no_baseline = 1U << 1,
 };
 
+// Whether libcosched may resize a job's teams, and why not (JobBlock::team_mode; docs/architecture.md,
+// "Team sizes a program can observe"). Values only grow more restrictive during a run, except that a
+// program may turn dynamic adjustment (malleable) on and off itself.
+enum class TeamMode : std::uint32_t {
+  unknown = 0,        // no region yet
+  resizable = 1,      // owned by cosched: regions without a preceding read get the granted team (>= 2)
+  malleable = 2,      // opted in (OMP_DYNAMIC=true, omp_set_dynamic(1), cosched-run --malleable)
+  set_by_program = 3, // the program called omp_set_num_threads: its value, always
+  clause = 4,         // the program uses num_threads clauses: they get exactly what they ask for
+  threadprivate = 5,  // threadprivate data (TLS in the executable, __kmpc_threadprivate*): one team size
+  fixed_by_user = 6,  // cosched-run --fixed-team (COSCHED_TEAM=fixed)
+  no_interposer = 7,  // libcosched_wrap is not loaded: reads of the team size cannot be seen
+};
+inline constexpr std::uint32_t kTeamModeMax = 7;
+
+// The names status, why and the logs use.
+constexpr const char* team_mode_name(TeamMode m) noexcept {
+  switch (m) {
+    case TeamMode::unknown: return "unknown";
+    case TeamMode::resizable: return "resizable";
+    case TeamMode::malleable: return "malleable";
+    case TeamMode::set_by_program: return "fixed: omp_set_num_threads";
+    case TeamMode::clause: return "fixed: num_threads clause";
+    case TeamMode::threadprivate: return "fixed: threadprivate";
+    case TeamMode::fixed_by_user: return "fixed: --fixed-team";
+    case TeamMode::no_interposer: return "fixed: no interposer";
+  }
+  return "unknown";
+}
+
 // Report phase values (JobBlock::phase).
 enum class Phase : std::uint32_t { none = 0, detecting = 1, baseline = 2, measuring = 3 };
 
@@ -118,9 +148,10 @@ struct alignas(64) JobBlock {
   std::atomic<std::int32_t> baseline_team;  // team size of the baseline measurement
   // Outside the seqlock: progress counters updated on the hot path with relaxed stores.
   alignas(64) std::atomic<std::uint64_t> regions;  // outermost parallel regions begun
-  std::atomic<std::int32_t> last_team;             // team size applied at the last region
-  std::atomic<std::int32_t> reserved0;
+  std::atomic<std::int32_t> last_team;             // team libomp formed for the last outermost region (OMPT)
+  std::atomic<std::int32_t> team_mode;             // TeamMode: may cosched resize this job's teams, and why
   std::atomic<std::uint64_t> iterations;           // iterations completed (detected or explicit)
+  std::atomic<std::uint64_t> team_mismatches;      // regions whose formed team differed from the chosen one
 };
 
 struct Arena {
