@@ -152,7 +152,7 @@ def require_reachable_by(test, uid, *paths):
 class Job:
     """A program started through cosched-run; stdout is collected line by line into a file."""
 
-    def __init__(self, args, socket_path, env=None, request=None, quiet=False, user=None):
+    def __init__(self, args, socket_path, env=None, request=None, quiet=False, user=None, launcher=()):
         self.out = tempfile.NamedTemporaryFile(mode="w+", prefix="cosched-job-", suffix=".out", delete=False)
         self.err = tempfile.NamedTemporaryFile(mode="w+", prefix="cosched-job-", suffix=".err", delete=False)
         cmd = as_user(user) + [RUN, "--socket", socket_path]
@@ -160,7 +160,7 @@ class Job:
             cmd += ["--request", str(request)]
         if quiet:
             cmd += ["--quiet"]
-        cmd += ["--"] + list(args)
+        cmd += list(launcher) + ["--"] + list(args)
         full_env = dict(os.environ)
         full_env.update(env or {})
         self.proc = subprocess.Popen(cmd, stdout=self.out, stderr=self.err, env=full_env)

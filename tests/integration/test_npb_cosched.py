@@ -33,7 +33,9 @@ class NpbUnderCosched(RmTestCase):
 
     def check_period_found(self, binary, args):
         rm = self.start_rm("--baseline", "always")
-        job = self.start_job([program(binary)] + args, rm, request=2)
+        # NPB kernels adapt to any team size; opting in lets the 1-CPU baseline run one thread, so a job alone
+        # on 2 CPUs has two team sizes to compare (docs/architecture.md, rule 7).
+        job = self.start_job([program(binary)] + args, rm, request=2, launcher=["--malleable"])
 
         # A set-up phase can be iterative too (CG's matrix generation repeats one region; a slow build is still
         # in it at the first report), so wait for the report of the outer loop: a period of several regions.

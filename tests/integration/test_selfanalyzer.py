@@ -10,6 +10,9 @@ import unittest
 from harness import RmTestCase, measure_in_bounds, program, require_quiet_machine, wait_for
 
 WORK = ["--iterations", "100000", "--work-ms", "30", "--quiet"]
+# The Amdahl program adapts to any team size, so it says so (cosched-run --malleable): its 1-CPU baseline then
+# runs one thread. Without the opt-in, cosched never gives it a team of 1 (docs/architecture.md, rule 7).
+MALLEABLE = ["--malleable"]
 
 
 def measured(rm, pid, reports=5):
@@ -31,7 +34,8 @@ class SpeedupOfUnmodifiedBinaries(RmTestCase):
     def speedup_of(self, binary, serial):
         """One measurement with a fresh RM and job: the median speedup of 5 reports at 2 CPUs."""
         rm = self.start_rm("--baseline", "always")
-        job = self.start_job([program(binary), "--serial-fraction", str(serial)] + WORK, rm, request=2)
+        job = self.start_job([program(binary), "--serial-fraction", str(serial)] + WORK, rm, request=2,
+                             launcher=MALLEABLE)
         speedup, report = measured(rm, job.pid)
         job.kill()
         rm.stop()
@@ -60,13 +64,15 @@ class SpeedupOfUnmodifiedBinaries(RmTestCase):
 
     def test_several_regions_per_iteration(self):
         rm = self.start_rm("--baseline", "always")
-        job = self.start_job([program("amdahl-clang"), "--regions", "3"] + WORK, rm, request=2)
+        job = self.start_job([program("amdahl-clang"), "--regions", "3"] + WORK, rm, request=2,
+                             launcher=MALLEABLE)
         _, report = measured(rm, job.pid, reports=1)
         self.assertEqual(report["period"], 3)
 
     def test_non_iterative_program_reports_nothing(self):
         rm = self.start_rm("--baseline", "always")
-        job = self.start_job([program("amdahl-nonperiodic-clang"), "--regions", "4"] + WORK, rm, request=2)
+        job = self.start_job([program("amdahl-nonperiodic-clang"), "--regions", "4"] + WORK, rm, request=2,
+                             launcher=MALLEABLE)
         wait_for(lambda: (rm.job(job.pid) or {}).get("regions", 0) >= 200, timeout=60, what="200 regions")
         j = rm.job(job.pid)
         self.assertIsNone(j["speedup"], j)
