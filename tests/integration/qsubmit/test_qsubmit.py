@@ -25,17 +25,20 @@ QSUBMIT = os.path.join(BUILD, "qs/qsubmit/qsubmit")
 
 # Executable 1 does not scale at all (its whole iteration is serial), executable 2 scales perfectly. Both
 # ask for 2 CPUs. With 50 ms iterations the SelfAnalyzer's first report comes about 11 iterations (~0.6 s)
-# after a job starts (docs/selfanalyzer.md), well before the second job arrives at 1.5 s.
+# after a job starts (docs/selfanalyzer.md), well before the second job arrives at 1.5 s. The program adapts
+# to any team size, so the catalog declares it malleable: its 1-CPU baseline runs 1 thread.
 CATALOG = """\
 apps:
   1:
     name: apsi
     class: not-scalable
     command: "@amdahl --serial-fraction {serial} --iterations {long_iters} --work-ms 50"
+    team: malleable
   2:
     name: swim
     class: scalable
     command: "@amdahl --serial-fraction 0.0 --iterations 20 --work-ms 50"
+    team: malleable
 """
 
 # Four jobs, submit times in trace seconds (replayed at --time-scale 0.5: arrivals at 0, 1.5, 3, 4 s). Job 1
