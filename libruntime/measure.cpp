@@ -70,6 +70,8 @@ inline void follow_rm() noexcept {
 inline void publish() noexcept {
   auto& job = g_arena->job;
   job.iterations.store(g_analyzer->iterations(), std::memory_order_relaxed);
+  job.restart_reason.store(static_cast<std::uint32_t>(g_analyzer->last_restart()), std::memory_order_relaxed);
+  job.restarts.store(g_analyzer->restarts(), std::memory_order_relaxed);
   proto::Phase phase = g_analyzer->phase();
   std::uint64_t seq = g_analyzer->report_seq();
   if (seq == g_published_seq && phase == g_published_phase) return;

@@ -115,6 +115,9 @@ ArenaProgress ArenaHost::read_progress() const {
   const auto mode = static_cast<std::uint32_t>(j.team_mode.load(std::memory_order_relaxed));
   p.team_mode = mode <= proto::kTeamModeMax ? static_cast<proto::TeamMode>(mode) : proto::TeamMode::unknown;
   p.team_mismatches = j.team_mismatches.load(std::memory_order_relaxed);
+  p.restarts = j.restarts.load(std::memory_order_relaxed);
+  const auto why = j.restart_reason.load(std::memory_order_relaxed);
+  p.restart_reason = why <= proto::kMeasureRestartMax ? static_cast<proto::MeasureRestart>(why) : proto::MeasureRestart::none;
   p.period = std::clamp(j.period.load(std::memory_order_relaxed), 0, 1 << 20);
   auto ph = j.phase.load(std::memory_order_relaxed);
   p.phase = ph <= static_cast<std::uint32_t>(proto::Phase::measuring) ? static_cast<proto::Phase>(ph) : proto::Phase::none;

@@ -21,6 +21,8 @@ struct ArenaProgress {
   int last_team = 0;          // team libomp formed for the last outermost region (0: none yet)
   proto::TeamMode team_mode = proto::TeamMode::unknown;
   std::uint64_t team_mismatches = 0;  // regions whose formed team differed from the one libcosched chose
+  std::uint32_t restarts = 0;         // times the SelfAnalyzer started its measurement over
+  proto::MeasureRestart restart_reason = proto::MeasureRestart::none;
   int period = 0;
   proto::Phase phase = proto::Phase::none;
 };

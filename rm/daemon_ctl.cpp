@@ -63,6 +63,8 @@ json Daemon::job_json(const Job& j) const {
             {"resizable", j.progress.team_mode == proto::TeamMode::resizable ||
                               j.progress.team_mode == proto::TeamMode::malleable},
             {"team_mismatches", j.progress.team_mismatches},
+            {"measurement_restarts", j.progress.restarts},
+            {"restart_reason", proto::measure_restart_name(j.progress.restart_reason)},
             {"phase", phase_name(j.progress.phase)},
             {"period", j.progress.period}};
   // The same keys for every job, null until the first report (and amdahl_f while no fit exists), so that

@@ -244,7 +244,8 @@ bool Daemon::baseline_wanted() const {
 }
 
 // The job's own account of its teams (rule 5 of docs/architecture.md, "Team sizes a program can observe"):
-// a change of team mode, and a formed team that differs from the allocation, each get one `why` line.
+// a change of team mode, and a formed team that differs from the allocation, each get one `why` line; so
+// does a SelfAnalyzer restart (docs/selfanalyzer.md, "Comparing like with like").
 void Daemon::note_team(Job& j, const ArenaProgress& p) {
   const ArenaProgress before = j.progress;
   j.progress = p;
@@ -252,6 +253,10 @@ void Daemon::note_team(Job& j, const ArenaProgress& p) {
     const std::string mode = proto::team_mode_name(p.team_mode);
     COSCHED_INFO(rm, "job {}: team {}", j.id, mode);
     remember_why(j, "team", j.allocation, j.allocation, "team " + mode);
+  }
+  if (p.restarts > before.restarts) {
+    remember_why(j, "measurement", j.allocation, j.allocation,
+                 std::string("measurement restarted: ") + proto::measure_restart_name(p.restart_reason));
   }
   const bool differs = p.last_team > 0 && p.last_team != j.allocation;
   if (differs != j.team_differs) {

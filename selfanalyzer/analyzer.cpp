@@ -25,7 +25,7 @@ void Analyzer::set_baseline_enabled(bool on) noexcept {
   if (!on && phase_ == Phase::baseline) {
     phase_ = Phase::measuring;  // the baseline samples at hand become measurements at that team size
   } else if (on && phase_ == Phase::measuring && !has_baseline_) {
-    restart_measurement();
+    restart_measurement(proto::MeasureRestart::none);
   } else if (!on && suspended_ == Phase::baseline) {
     suspended_ = Phase::measuring;
   }
@@ -72,7 +72,7 @@ void Analyzer::on_iteration_begin(long id, std::uint64_t t_ns, int team) noexcep
     explicit_known_ = true;
     explicit_id_ = id;
   }
-  if (change_.structure_changed(0, static_cast<std::uint64_t>(id))) restart_measurement();
+  if (change_.structure_changed(0, static_cast<std::uint64_t>(id))) restart_measurement(proto::MeasureRestart::loop_changed);
   open_iteration(t_ns);
 }
 
@@ -101,16 +101,20 @@ void Analyzer::on_lock_changed(int period) noexcept {
     return;
   }
   if (change_.structure_changed(period, detector_.signature())) {
-    restart_measurement();
+    restart_measurement(proto::MeasureRestart::loop_changed);
     return;
   }
   phase_ = suspended_ != Phase::none ? suspended_ : first_phase();
   suspended_ = Phase::none;
 }
 
-void Analyzer::restart_measurement() noexcept {
+void Analyzer::restart_measurement(proto::MeasureRestart why) noexcept {
   // Everything measured describes another loop or another behaviour: start over with a baseline. The
   // last published report stays readable; phase() tells the RM it is no longer current.
+  if (why != proto::MeasureRestart::none && has_baseline_) {
+    ++restarts_;
+    last_restart_ = why;
+  }
   phase_ = first_phase();
   suspended_ = Phase::none;
   window_.clear();
@@ -174,7 +178,7 @@ void Analyzer::record_sample(int team, double seconds, std::uint64_t t_ns) noexc
     case ChangeDetector::TimeVerdict::outlier:
       return;
     case ChangeDetector::TimeVerdict::changed:
-      restart_measurement();
+      restart_measurement(proto::MeasureRestart::time_jump);
       return;
     case ChangeDetector::TimeVerdict::accept:
       break;
@@ -185,6 +189,9 @@ void Analyzer::record_sample(int team, double seconds, std::uint64_t t_ns) noexc
     return;
   }
   if (window_.size() < cfg_.min_report_samples) return;
+  // Data-dependent work: a noisy window waits until it is full before the first report at this team size.
+  const bool first_report_here = report_.seq == 0 || report_.cpus != team;
+  if (first_report_here && window_.spread() > cfg_.noisy_spread && window_.size() < cfg_.window) return;
   // The first report at a team size goes out at once (the RM is waiting for it); later ones are throttled.
   const bool first_at_team = report_.seq == 0 || report_.cpus != team;
   if (first_at_team || static_cast<double>(t_ns - last_publish_ns_) * 1e-9 >= cfg_.min_report_interval_s) {
@@ -205,6 +212,26 @@ void Analyzer::finish_baseline(int team) noexcept {
   change_.reset_times();
 }
 
+// Comparing like with like (docs/selfanalyzer.md). At the baseline size the iteration time must be the
+// baseline's: a job whose work changed (another data size after a lost lock, an iteration that drifts)
+// would otherwise be reported with a speedup at one CPU against one CPU. And no efficiency may exceed
+// 1 + the superlinearity margin: such a ratio compares unlike work. Either way the measurement starts
+// over (a fresh baseline) and nothing is reported.
+bool Analyzer::unlike_work(int cpus, double time_s, double efficiency) noexcept {
+  if (has_baseline_ && cpus == baseline_team_ && time_s > 0) {
+    const double tolerance = std::max(cfg_.same_work_tolerance, 3 * std::max(window_.spread(), baseline_spread_));
+    if (std::fabs(baseline_s_ / time_s - 1.0) > tolerance) {
+      restart_measurement(proto::MeasureRestart::work_changed);
+      return true;
+    }
+  }
+  if (efficiency > 1.0 + cfg_.superlinear_margin) {
+    restart_measurement(proto::MeasureRestart::impossible_speedup);
+    return true;
+  }
+  return false;
+}
+
 void Analyzer::publish() noexcept {
   const int cpus = window_team_;
   const double time_s = window_.median();
@@ -222,6 +249,7 @@ void Analyzer::publish() noexcept {
   }
   const SpeedupEstimate est = estimate_speedup(ref_cpus, ref_s, cpus, time_s, last_fitted_f_);
   if (est.status == FitStatus::invalid) return;
+  if (unlike_work(cpus, time_s, est.efficiency)) return;
   if (est.status == FitStatus::measured || est.status == FitStatus::clamped) last_fitted_f_ = est.f;
 
   report_.speedup = est.speedup;

@@ -102,12 +102,17 @@ class Analyzer {
   [[nodiscard]] std::uint64_t iterations() const noexcept { return iterations_; }
   [[nodiscard]] bool explicit_iterations() const noexcept { return explicit_; }
   [[nodiscard]] const Config& config() const noexcept { return cfg_; }
+  // How often the measurement was thrown away, and why the latest time (docs/selfanalyzer.md, "Comparing
+  // like with like").
+  [[nodiscard]] std::uint32_t restarts() const noexcept { return restarts_; }
+  [[nodiscard]] proto::MeasureRestart last_restart() const noexcept { return last_restart_; }
 
  private:
   void on_region_at(std::uint64_t region_id, int team, ClockFn now, std::uint64_t t_ns) noexcept;
   void on_lock_changed(int period) noexcept;
   [[nodiscard]] Phase first_phase() const noexcept { return baseline_enabled_ ? Phase::baseline : Phase::measuring; }
-  void restart_measurement() noexcept;
+  void restart_measurement(proto::MeasureRestart why) noexcept;
+  [[nodiscard]] bool unlike_work(int cpus, double time_s, double efficiency) noexcept;
   void open_iteration(std::uint64_t t_ns) noexcept;
   void note_region(int team, bool team_changed) noexcept;
   void close_iteration(std::uint64_t t_ns) noexcept;
@@ -153,6 +158,8 @@ class Analyzer {
   double last_fitted_f_ = std::nan("");
 
   Report report_;
+  std::uint32_t restarts_ = 0;
+  proto::MeasureRestart last_restart_ = proto::MeasureRestart::none;
 };
 
 }  // namespace cosched::sa

@@ -152,7 +152,31 @@ struct alignas(64) JobBlock {
   std::atomic<std::int32_t> team_mode;             // TeamMode: may cosched resize this job's teams, and why
   std::atomic<std::uint64_t> iterations;           // iterations completed (detected or explicit)
   std::atomic<std::uint64_t> team_mismatches;      // regions whose formed team differed from the chosen one
+  std::atomic<std::uint32_t> restarts;             // times the SelfAnalyzer threw its measurement away
+  std::atomic<std::uint32_t> restart_reason;       // MeasureRestart of the latest one
 };
+
+// Why the SelfAnalyzer started its measurement over (JobBlock::restart_reason): what it had measured no
+// longer describes the job, so it is never compared with what comes next.
+enum class MeasureRestart : std::uint32_t {
+  none = 0,
+  loop_changed = 1,        // another loop (period or signature) was locked
+  time_jump = 2,           // iteration times jumped at an unchanged team size (change detector)
+  work_changed = 3,        // at the baseline size, iteration times no longer match the baseline
+  impossible_speedup = 4,  // efficiency above 1 + the superlinearity margin: unlike work was compared
+};
+inline constexpr std::uint32_t kMeasureRestartMax = 4;
+
+constexpr const char* measure_restart_name(MeasureRestart r) noexcept {
+  switch (r) {
+    case MeasureRestart::none: return "none";
+    case MeasureRestart::loop_changed: return "another loop was locked";
+    case MeasureRestart::time_jump: return "iteration times jumped at the same team size";
+    case MeasureRestart::work_changed: return "iteration times at the baseline size no longer match the baseline";
+    case MeasureRestart::impossible_speedup: return "efficiency above 1 + the superlinearity margin";
+  }
+  return "none";
+}
 
 struct Arena {
   ArenaHeader header;

@@ -1,0 +1,79 @@
+// Comparing like with like (docs/selfanalyzer.md): a job whose work changes at the baseline size, an
+// iteration that drifts, and data-dependent iteration times. Values worked out by hand in each test.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "selfanalyzer/analyzer.hpp"
+#include "synthetic_program.hpp"
+
+namespace cosched::sa {
+namespace {
+
+using testing::AmdahlLoop;
+using testing::Driver;
+using testing::latest;
+using testing::region_ids;
+
+TEST(AnalyzerLikeWork, WorkThatChangesAtTheBaselineSizeRestartsTheMeasurement) {
+  Analyzer a{Config{}};
+  Driver d(a);
+  d.granted = 2;
+  AmdahlLoop loop{region_ids(3), 0.1, 0.5};  // T(1) = 0.1 s, T(2) = 0.075 s
+  ASSERT_GT(d.until_report_at(loop, 2), 0);
+  EXPECT_NEAR(latest(a).speedup, 0.1 / 0.075, 1e-3);
+  // The RM moves the job back to one CPU, and the program now works on data 1.5 times larger: at the
+  // baseline size a ratio of 0.1 / 0.15 = 0.67 is not 1 ± 0.2, so nothing is reported from it, and the
+  // measurement starts over with a fresh baseline (0.15 s), against which 1 CPU is a speedup of 1.
+  d.granted = 1;
+  loop.t1_s = 0.15;
+  d.iterations(loop, 12);
+  EXPECT_EQ(a.restarts(), 1U);
+  EXPECT_EQ(a.last_restart(), proto::MeasureRestart::work_changed);
+  const Report r = latest(a);
+  EXPECT_EQ(r.cpus, 1);
+  EXPECT_NEAR(r.baseline_s, 0.15, 1e-6);
+  EXPECT_NEAR(r.speedup, 1.0, 1e-6) << "a speedup at 1 CPU against the old 1-CPU baseline was reported";
+}
+
+TEST(AnalyzerLikeWork, DriftingIterationsNeverReportAnImpossibleSpeedup) {
+  // Each iteration is 5 % shorter than the one before (an LU factorisation). Compared with a baseline
+  // taken long before, the speedup at 2 CPUs would climb without bound; no report may exceed
+  // 2 × (1 + 0.5) = 3.
+  Analyzer a{Config{}};
+  Driver d(a);
+  d.granted = 2;
+  AmdahlLoop loop{region_ids(2), 1.0, 0.9};
+  double max_efficiency = 0;
+  for (int k = 0; k < 150; ++k) {
+    d.iterations(loop, 1);
+    loop.t1_s *= 0.95;
+    Report r;
+    if (a.report(r)) max_efficiency = std::max(max_efficiency, r.efficiency);
+  }
+  EXPECT_LE(max_efficiency, 1.5);
+  EXPECT_GE(a.restarts(), 1U);
+}
+
+TEST(AnalyzerLikeWork, NoisyWorkWaitsForAFullWindowBeforeItsFirstReport) {
+  // Iteration times alternate 0.1 s and 0.14 s at each team size (a particle filter's data-dependent
+  // serial phase): a relative spread of 0.4 / 1.2 > 0.25, so the first report at 2 CPUs waits for the
+  // whole window of 5 samples instead of 3.
+  Config cfg;
+  cfg.baseline_iterations = 3;
+  Analyzer a{cfg};
+  Driver d(a);
+  d.granted = 2;
+  AmdahlLoop loop{region_ids(2), 0.1, 0.0};  // not parallel: the same time at any team size
+  int iterations = 0;
+  while (a.report_seq() == 0 && iterations < 100) {
+    loop.t1_s = iterations % 2 == 0 ? 0.1 : 0.14;
+    d.iterations(loop, 1);
+    ++iterations;
+  }
+  ASSERT_GT(a.report_seq(), 0U);
+  EXPECT_EQ(latest(a).samples, 5);
+}
+
+}  // namespace
+}  // namespace cosched::sa
