@@ -13,6 +13,8 @@
  *   roles          producer (thread 0) and consumer (thread 1) under num_threads(2)
  *   branch         regions skipped when the team read in serial code is 1, and a path taken inside a region
  *                  only when omp_get_num_threads() > 1
+ *   steps          time steps of 490 regions in inner loops of periods 1 to 26, plus 2 regions taken only
+ *                  when the team read in serial code is above 1 (a hydrodynamics proxy's structure)
  *   property       random reads of omp_get_max_threads() between tiny regions; every region checks, from
  *                  inside, the guarantees: team <= the program's value, team == the value read when one was
  *                  read since the previous region, team >= 2 unless --allow-one (a malleable job)
@@ -251,6 +253,63 @@ static void pattern_branch(int it) {
   report(it, team);
 }
 
+/* Time steps of hundreds of regions (a hydrodynamics proxy: about 490 per step, mostly in inner loops of
+ * periods 1, 2, 12, 14 and 26), plus two regions taken only when the team read in serial code is above 1.
+ * Each region is its own call site (its own OMPT codeptr), as in a real code. */
+static double g_step_sink = 0;
+#define STEP_REGION(k)                                                                  \
+  static __attribute__((noinline)) void step_region_##k(int it) {                      \
+    double acc = 0;                                                                     \
+    _Pragma("omp parallel reduction(+ : acc)")                                          \
+    {                                                                                   \
+      int lo, hi;                                                                       \
+      chunk(omp_get_thread_num(), omp_get_num_threads(), &lo, &hi);                     \
+      for (int i = lo; i < hi; i += 64) acc += work(i, it + (k));                       \
+    }                                                                                   \
+    g_step_sink += acc;                                                                 \
+    ++g_regions;                                                                        \
+  }
+#define STEP_REGIONS8(a, b, c, d, e, f, g, h) \
+  STEP_REGION(a) STEP_REGION(b) STEP_REGION(c) STEP_REGION(d) STEP_REGION(e) STEP_REGION(f) STEP_REGION(g) STEP_REGION(h)
+STEP_REGIONS8(0, 1, 2, 3, 4, 5, 6, 7)
+STEP_REGIONS8(8, 9, 10, 11, 12, 13, 14, 15)
+STEP_REGIONS8(16, 17, 18, 19, 20, 21, 22, 23)
+STEP_REGIONS8(24, 25, 26, 27, 28, 29, 30, 31)
+STEP_REGIONS8(32, 33, 34, 35, 36, 37, 38, 39)
+STEP_REGIONS8(40, 41, 42, 43, 44, 45, 46, 47)
+STEP_REGIONS8(48, 49, 50, 51, 52, 53, 54, 55)
+STEP_REGIONS8(56, 57, 58, 59, 60, 61, 62, 63)
+typedef void (*step_fn)(int);
+static step_fn const kStep[64] = {
+    step_region_0,  step_region_1,  step_region_2,  step_region_3,  step_region_4,  step_region_5,  step_region_6,
+    step_region_7,  step_region_8,  step_region_9,  step_region_10, step_region_11, step_region_12, step_region_13,
+    step_region_14, step_region_15, step_region_16, step_region_17, step_region_18, step_region_19, step_region_20,
+    step_region_21, step_region_22, step_region_23, step_region_24, step_region_25, step_region_26, step_region_27,
+    step_region_28, step_region_29, step_region_30, step_region_31, step_region_32, step_region_33, step_region_34,
+    step_region_35, step_region_36, step_region_37, step_region_38, step_region_39, step_region_40, step_region_41,
+    step_region_42, step_region_43, step_region_44, step_region_45, step_region_46, step_region_47, step_region_48,
+    step_region_49, step_region_50, step_region_51, step_region_52, step_region_53, step_region_54, step_region_55,
+    step_region_56, step_region_57, step_region_58, step_region_59, step_region_60, step_region_61, step_region_62,
+    step_region_63};
+
+/* One step: 490 regions (1 + 40 + 60 + 1 + 96 + 98 + 1 + 130 + 61 + 2), 492 when the team read is above 1. */
+static void pattern_steps(int it) {
+  int nt = omp_get_max_threads();
+  kStep[0](it);                                           /* prologue */
+  for (int k = 0; k < 40; ++k) kStep[1](it);              /* period 1 */
+  for (int k = 0; k < 30; ++k) { kStep[2](it); kStep[3](it); } /* period 2 */
+  kStep[4](it);
+  for (int k = 0; k < 8; ++k) for (int r = 0; r < 12; ++r) kStep[5 + r](it);  /* period 12 */
+  for (int k = 0; k < 7; ++k) for (int r = 0; r < 14; ++r) kStep[17 + r](it); /* period 14 */
+  kStep[31](it);
+  for (int k = 0; k < 5; ++k) for (int r = 0; r < 26; ++r) kStep[32 + r](it); /* period 26 */
+  for (int k = 0; k < 61; ++k) kStep[1](it);              /* the period-1 loop again */
+  if (nt > 1) { kStep[58](it); kStep[59](it); }           /* only with a team */
+  kStep[60](it);
+  kStep[61](it);
+  report(it, nt);
+}
+
 static int g_program_value = 0;
 static unsigned g_rng = 12345u;
 
@@ -285,7 +344,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--allow-one")) g_allow_one = 1;
     else if (!strcmp(argv[i], "--quiet")) g_quiet = 1;
     else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-      printf("usage: team_patterns --pattern slots|startup|threadprivate|setnum|roles|branch|property\n"
+      printf("usage: team_patterns --pattern slots|startup|threadprivate|setnum|roles|branch|steps|property\n"
              "                     [--iterations N] [--threads N (setnum)] [--allow-one (property)] [--quiet]\n");
       return 0;
     } else {
@@ -303,6 +362,7 @@ int main(int argc, char **argv) {
   else if (!strcmp(pattern, "roles")) fn = pattern_roles;
   else if (!strcmp(pattern, "branch")) fn = pattern_branch;
   else if (!strcmp(pattern, "property")) fn = pattern_property;
+  else if (!strcmp(pattern, "steps")) fn = pattern_steps;
   if (fn == NULL || iterations < 1 || g_threads < 1) {
     fprintf(stderr, "team_patterns: bad --pattern, --iterations or --threads (see --help)\n");
     return 2;

@@ -15,6 +15,7 @@ import unittest
 from harness import RmTestCase, program, wait_for
 
 PATTERNS = ["slots", "startup", "setnum", "roles", "branch"]
+EXTRA = {"setnum": ["--threads", "3"]}  # neither the grant (1 or 2) nor the program's value (4)
 COMPILERS = ["clang", "gcc"]
 NEIGHBOUR = ["--iterations", "100000", "--work-ms", "20", "--quiet"]
 
@@ -69,7 +70,8 @@ class TeamGuarantees(RmTestCase):
         seen = {}
         for compiler in COMPILERS:
             for pattern in PATTERNS:
-                seen[(compiler, pattern)] = self.run_pattern(rm, f"team-patterns-{compiler}", pattern)
+                seen[(compiler, pattern)] = self.run_pattern(rm, f"team-patterns-{compiler}", pattern,
+                                                             extra=EXTRA.get(pattern, ()))
         return seen
 
     def test_pdpa_baseline_and_measurement(self):
@@ -83,7 +85,7 @@ class TeamGuarantees(RmTestCase):
             if pattern == "slots":
                 self.assertEqual(set(teams), {4}, (compiler, teams))
             if pattern == "setnum":
-                self.assertEqual(set(teams), {2}, (compiler, teams))  # --threads 2 by default
+                self.assertEqual(set(teams), {3}, (compiler, teams))
             if pattern == "roles":
                 self.assertEqual(set(teams), {2}, (compiler, teams))
 
@@ -101,6 +103,14 @@ class TeamGuarantees(RmTestCase):
 
     def test_dss_while_jobs_arrive_and_leave(self):
         rm = self.start_rm(policy="dss", quantum_ms=50)
+        churn = Churn(self, rm)
+        try:
+            self.all_patterns_verify(rm)
+        finally:
+            churn.close()
+
+    def test_equal_efficiency_while_jobs_arrive_and_leave(self):
+        rm = self.start_rm(policy="equal_eff", quantum_ms=50)
         churn = Churn(self, rm)
         try:
             self.all_patterns_verify(rm)
@@ -131,6 +141,34 @@ class TeamGuarantees(RmTestCase):
                 self.assertLessEqual(max(teams), 4, teams)
         finally:
             churn.close()
+
+
+class RealIterationStructure(RmTestCase):
+    """The SelfAnalyzer on the structure of real codes: a time step of 490 regions in inner loops of periods 1
+    to 26, plus 2 regions taken only when the team read in serial code is above 1 (a hydrodynamics proxy)."""
+
+    def test_a_step_of_hundreds_of_regions_is_locked_whatever_the_grant(self):
+        rm = self.start_rm("--baseline", "always", policy="equip", quantum_ms=50)
+        job = self.start_job([program("team-patterns-gcc"), "--pattern", "steps", "--iterations", "100000",
+                              "--quiet"], rm, env={"OMP_NUM_THREADS": "4"})
+        j = wait_for(lambda: (lambda s: s if s and s["period"] > 400 else None)(rm.job(job.pid)), timeout=60,
+                     interval=0.1, what="the time step locked")
+        # The program reads 4 in serial code whatever the grant, so its two team-only regions are always run.
+        self.assertEqual(j["period"], 492, j)
+        # Neighbours come and go (grants 2 -> 1 -> 2): the step stays locked at the same period, and its
+        # measurement is not thrown away (the inner loops locked first may have cost restarts before).
+        restarts = rm.job(job.pid)["measurement_restarts"]
+        churn = Churn(self, rm)
+        try:
+            time.sleep(3)
+            periods = set()
+            for _ in range(20):
+                periods.add(rm.job(job.pid)["period"])
+                time.sleep(0.1)
+        finally:
+            churn.close()
+        self.assertEqual(periods, {492})
+        self.assertEqual(rm.job(job.pid)["measurement_restarts"], restarts)
 
 
 class TeamModeIsReported(RmTestCase):
