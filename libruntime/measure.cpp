@@ -7,6 +7,7 @@
 
 #include "selfanalyzer/analyzer.hpp"
 #include "selfanalyzer/arena_report.hpp"
+#include "cpu_wait.hpp"
 #include "team_control.hpp"
 #include "tool_state.hpp"
 
@@ -72,6 +73,8 @@ inline void publish() noexcept {
   job.iterations.store(g_analyzer->iterations(), std::memory_order_relaxed);
   job.restart_reason.store(static_cast<std::uint32_t>(g_analyzer->last_restart()), std::memory_order_relaxed);
   job.restarts.store(g_analyzer->restarts(), std::memory_order_relaxed);
+  job.cpu_wait.store(g_analyzer->last_cpu_wait(), std::memory_order_relaxed);
+  job.contaminated.store(g_analyzer->contaminated(), std::memory_order_relaxed);
   proto::Phase phase = g_analyzer->phase();
   std::uint64_t seq = g_analyzer->report_seq();
   if (seq == g_published_seq && phase == g_published_phase) return;
@@ -97,10 +100,13 @@ void measure_init(const Options& opt, proto::Arena* arena) {
   c.baseline_iterations = opt.baseline_iterations;
   c.max_period = opt.max_period;
   c.min_report_interval_s = 0.005;
-  c.min_sample_s = 0.0005;
+  // Samples of at least 2 ms: the outside-load check reads one schedstat file per thread per sample.
+  c.min_sample_s = 0.002;
   alignas(sa::Analyzer) static unsigned char storage[sizeof(sa::Analyzer)];
   g_analyzer = new (storage) sa::Analyzer(c);  // sizes its arrays now; nothing allocates later
   g_default_baseline = c.baseline_cpus;
+  cpu_wait_add_self();
+  g_analyzer->set_wait_source(&cpu_wait_ns);
   g_arena = arena;
   g_seen_stops = arena->rm.stops.load(std::memory_order_relaxed);
   tl_measuring_thread = true;
@@ -121,6 +127,7 @@ int measure_wanted(int granted) noexcept {
 void measure_region(std::uintptr_t region_id, int team, int granted) noexcept {
   if (!tl_measuring_thread) return;
   tl_expected_team = team;
+  cpu_wait_set_oversubscribed(team > granted);
   g_analyzer->on_region(static_cast<std::uint64_t>(region_id), std::min(team, std::max(granted, 1)), &now_ns);
   g_arena->job.regions.store(g_analyzer->regions(), std::memory_order_relaxed);
   publish();

@@ -10,6 +10,7 @@
 
 #include <cstring>
 
+#include "cpu_wait.hpp"
 #include "measure.hpp"
 #include "options.hpp"
 #include "rm_client.hpp"
@@ -45,7 +46,10 @@ void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t* /*parallel_da
 void on_thread_begin(ompt_thread_t type, ompt_data_t* /*thread_data*/) {
   // libomp resets the affinity of threads it creates; under the affinity backend the job applies the RM's
   // mask itself (one syscall per new thread, not per region).
-  if (type == ompt_thread_worker) apply_arena_mask_to_self();
+  if (type == ompt_thread_worker) {
+    apply_arena_mask_to_self();
+    cpu_wait_add_self();  // its run-queue delay joins the outside-load check
+  }
 }
 
 int tool_initialize(ompt_function_lookup_t lookup, int /*initial_device_num*/, ompt_data_t* /*tool_data*/) {

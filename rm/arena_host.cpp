@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cerrno>
 #include <cstring>
 #include <new>
@@ -116,6 +117,9 @@ ArenaProgress ArenaHost::read_progress() const {
   p.team_mode = mode <= proto::kTeamModeMax ? static_cast<proto::TeamMode>(mode) : proto::TeamMode::unknown;
   p.team_mismatches = j.team_mismatches.load(std::memory_order_relaxed);
   p.restarts = j.restarts.load(std::memory_order_relaxed);
+  const double wait = j.cpu_wait.load(std::memory_order_relaxed);
+  p.cpu_wait = std::isfinite(wait) && wait >= 0 && wait <= 64 ? wait : -1;  // a job may write anything
+  p.contaminated = j.contaminated.load(std::memory_order_relaxed);
   const auto why = j.restart_reason.load(std::memory_order_relaxed);
   p.restart_reason = why <= proto::kMeasureRestartMax ? static_cast<proto::MeasureRestart>(why) : proto::MeasureRestart::none;
   p.period = std::clamp(j.period.load(std::memory_order_relaxed), 0, 1 << 20);

@@ -48,8 +48,9 @@ void Analyzer::on_region_at(std::uint64_t region_id, int team, ClockFn now, std:
         ++iterations_;
       } else {
         if (now != nullptr) t_ns = now();
-        close_iteration(t_ns);
-        open_iteration(t_ns);
+        const std::uint64_t wait_ns = read_wait();
+        close_iteration(t_ns, wait_ns);
+        open_iteration(t_ns, wait_ns);
       }
     }
   }
@@ -64,22 +65,23 @@ void Analyzer::on_iteration_begin(long id, std::uint64_t t_ns, int team) noexcep
     detector_.reset();
     iter_open_ = false;
   }
+  const std::uint64_t wait_ns = read_wait();
   if (iter_open_) {
     if (id != explicit_id_) return;  // a loop nested in the measured one
-    close_iteration(t_ns);           // begin without end: measure begin to begin
+    close_iteration(t_ns, wait_ns);  // begin without end: measure begin to begin
   }
   if (!explicit_known_ || id != explicit_id_) {
     explicit_known_ = true;
     explicit_id_ = id;
   }
   if (change_.structure_changed(0, static_cast<std::uint64_t>(id))) restart_measurement(proto::MeasureRestart::loop_changed);
-  open_iteration(t_ns);
+  open_iteration(t_ns, wait_ns);
 }
 
 void Analyzer::on_iteration_end(long id, std::uint64_t t_ns, int team) noexcept {
   if (!explicit_ || !iter_open_ || id != explicit_id_) return;
   if (iter_team_ == 0) iter_team_ = team;  // no parallel region inside: the team is moot
-  close_iteration(t_ns);
+  close_iteration(t_ns, read_wait());
 }
 
 bool Analyzer::report(Report& out) const noexcept {
@@ -130,8 +132,9 @@ void Analyzer::restart_measurement(proto::MeasureRestart why) noexcept {
 
 // --- iterations ------------------------------------------------------------------------------------
 
-void Analyzer::open_iteration(std::uint64_t t_ns) noexcept {
+void Analyzer::open_iteration(std::uint64_t t_ns, std::uint64_t wait_ns) noexcept {
   iter_open_ = true;
+  iter_wait_start_ = wait_ns;
   iter_span_ = 1;
   iter_dirty_ = false;
   iter_team_ = 0;
@@ -147,7 +150,21 @@ void Analyzer::note_region(int team, bool team_changed) noexcept {
   if (iter_team_ == 0) iter_team_ = team;
 }
 
-void Analyzer::close_iteration(std::uint64_t t_ns) noexcept {
+// Outside load: the share of the sample's thread time (elapsed × CPUs used) that its threads spent waiting
+// for a CPU. Unknown (no source, an oversubscribed team, a thread that exited) means no verdict.
+bool Analyzer::contaminated_by_load(double elapsed_s, std::uint64_t wait_ns) noexcept {
+  if (wait_ns == kWaitUnknown || iter_wait_start_ == kWaitUnknown || wait_ns < iter_wait_start_ || elapsed_s <= 0 ||
+      iter_team_ < 1) {
+    last_cpu_wait_ = -1;
+    return false;
+  }
+  last_cpu_wait_ = static_cast<double>(wait_ns - iter_wait_start_) * 1e-9 / (elapsed_s * iter_team_);
+  if (last_cpu_wait_ <= cfg_.max_wait_fraction) return false;
+  ++contaminated_;
+  return true;
+}
+
+void Analyzer::close_iteration(std::uint64_t t_ns, std::uint64_t wait_ns) noexcept {
   if (!iter_open_) return;
   iter_open_ = false;
   ++iterations_;
@@ -164,6 +181,7 @@ void Analyzer::close_iteration(std::uint64_t t_ns) noexcept {
     }
   }
   if (iter_dirty_ || iter_team_ < 1) return;
+  if (contaminated_by_load(elapsed, wait_ns)) return;
   record_sample(iter_team_, elapsed / iter_span_, t_ns);
 }
 
@@ -261,6 +279,7 @@ void Analyzer::publish() noexcept {
   report_.period = period();
   report_.samples = window_.size();
   report_.baseline_team = baseline_team_;
+  report_.cpu_wait = last_cpu_wait_;
   // Unknown only when f was assumed without any earlier fit to borrow from.
   const bool f_known = est.status != FitStatus::assumed || std::isfinite(last_fitted_f_);
   report_.amdahl_f = f_known ? est.f : -1.0;

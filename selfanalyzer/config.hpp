@@ -44,6 +44,10 @@ struct Config {
   // Samples whose relative spread exceeds this are too noisy for an early report: the first report at a
   // team size then waits for a full window (data-dependent work needs more iterations to be seen).
   double noisy_spread = 0.25;
+  // Outside load (issue: measurement integrity). A sample whose threads spent more than this share of their
+  // time runnable but waiting for a CPU was slowed by work cosched does not control, and is discarded. Our
+  // choice: a quiet machine shows under 2 % here, one busy loop sharing a job's CPU about 50 %.
+  double max_wait_fraction = 0.1;
 
   // Reports at P: at most one per this interval once the first report at P exists (0: one per iteration).
   // A program whose iterations last microseconds would otherwise pay the Amdahl fit and a seqlock publish at

@@ -154,6 +154,9 @@ struct alignas(64) JobBlock {
   std::atomic<std::uint64_t> team_mismatches;      // regions whose formed team differed from the chosen one
   std::atomic<std::uint32_t> restarts;             // times the SelfAnalyzer threw its measurement away
   std::atomic<std::uint32_t> restart_reason;       // MeasureRestart of the latest one
+  std::atomic<double> cpu_wait;                    // share of the last sample's thread time spent waiting for
+                                                   // a CPU (outside load); -1 unknown
+  std::atomic<std::uint64_t> contaminated;         // samples discarded for outside load
 };
 
 // Why the SelfAnalyzer started its measurement over (JobBlock::restart_reason): what it had measured no

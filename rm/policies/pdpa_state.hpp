@@ -58,6 +58,10 @@ struct PdpaJobMemory {
   int stable_exits = 0;           // STABLE→INC/DEC moves caused by the job's own measurements
   std::uint64_t noisy_seq = 0;    // the last report skipped for its spread (PdpaParams::max_spread)
   int noisy_in_a_row = 0;         // consecutive reports skipped so; at kMaxNoisySkips the next is used anyway
+  // §4.1 "the last processor allocations ... and the efficiency achieved with them": the latest point per
+  // allocation, several of them (cpus 0 = empty). Used to keep a job from claiming again an allocation it
+  // was already measured to waste (pdpa_state.cpp, held_back_by_history).
+  PdpaPoint seen[4];
 };
 
 // A job whose every report is noisy (a noisy baseline stays in every report's spread) is still judged: after

@@ -1,5 +1,6 @@
 // Comparing like with like (docs/selfanalyzer.md): a job whose work changes at the baseline size, an
-// iteration that drifts, and data-dependent iteration times. Values worked out by hand in each test.
+// iteration that drifts, data-dependent iteration times, and samples slowed by outside load. Values worked
+// out by hand in each test.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -73,6 +74,54 @@ TEST(AnalyzerLikeWork, NoisyWorkWaitsForAFullWindowBeforeItsFirstReport) {
   }
   ASSERT_GT(a.report_seq(), 0U);
   EXPECT_EQ(latest(a).samples, 5);
+}
+
+// A wait source the test drives: the threads' total run-queue delay, in ns.
+std::uint64_t g_wait_ns = 0;
+std::uint64_t fake_wait() noexcept { return g_wait_ns; }
+
+TEST(AnalyzerOutsideLoad, SamplesSlowedByOutsideLoadAreDiscarded) {
+  // Two iterations out of three are slowed 1.6× by a busy loop sharing the job's CPUs; their threads then
+  // waited 0.6 / 1.6 = 37.5 % of their time for a CPU (> 10 %). The clean ones waited 1 % (< 10 %). Only
+  // clean samples count, so the speedup is exactly T(1) / T(2) = 0.1 / 0.075 = 1.333, where the polluted
+  // medians would give 0.16 / 0.12 or worse.
+  g_wait_ns = 0;
+  Analyzer a{Config{}};
+  a.set_wait_source(&fake_wait);
+  Driver d(a);
+  d.granted = 2;
+  AmdahlLoop loop{region_ids(2), 0.1, 0.5};
+  int slowed = 0;
+  for (int k = 0; k < 60 && !(a.report_seq() > 0 && latest(a).cpus == 2); ++k) {
+    const bool busy = k % 3 != 0;
+    const int team = a.team_for(d.granted);
+    const double clean_s = 0.1 * (0.5 + 0.5 / team);
+    loop.t1_s = busy ? 0.16 : 0.1;
+    d.iterations(loop, 1);
+    const double elapsed_s = clean_s * (busy ? 1.6 : 1.0);
+    const double waited_share = busy ? 0.6 / 1.6 : 0.01;
+    g_wait_ns += static_cast<std::uint64_t>(waited_share * elapsed_s * team * 1e9);  // before the next boundary
+    slowed += busy ? 1 : 0;
+  }
+  const Report r = latest(a);
+  EXPECT_EQ(r.cpus, 2);
+  EXPECT_NEAR(r.speedup, 0.1 / 0.075, 1e-3);
+  EXPECT_NEAR(r.cpu_wait, 0.01, 1e-3);  // the last sample was a clean one
+  // Iterations before the lock and warm-ups after a team change are no samples at all; every other slowed
+  // iteration was discarded.
+  EXPECT_GE(a.contaminated(), static_cast<std::uint64_t>(slowed / 2));
+}
+
+TEST(AnalyzerOutsideLoad, UnknownWaitsFilterNothing) {
+  g_wait_ns = kWaitUnknown;
+  Analyzer a{Config{}};
+  a.set_wait_source(&fake_wait);
+  Driver d(a);
+  d.granted = 2;
+  const AmdahlLoop loop{region_ids(2), 0.1, 0.5};
+  ASSERT_GT(d.until_report_at(loop, 2), 0);
+  EXPECT_EQ(a.contaminated(), 0U);
+  EXPECT_EQ(latest(a).cpu_wait, -1);
 }
 
 }  // namespace
