@@ -19,7 +19,8 @@ const char* to_string(PdpaState s) noexcept {
 }
 
 int default_step(int cpus) noexcept {
-  // §5: step 4 on 60 CPUs ⇒ one step per 15 CPUs.
+  // The paper names step as a parameter (§4.2) but gives it no value. Our choice: one CPU per 15 managed
+  // CPUs (4 on a 60-CPU machine like the paper's), at least 1.
   return std::max(1, static_cast<int>(std::lround(static_cast<double>(cpus) / 15.0)));
 }
 

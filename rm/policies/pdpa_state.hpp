@@ -35,8 +35,8 @@ struct PdpaParams {
   double max_spread = 0.3;
 };
 
-// §4.2 step rule scaled to the machine: the paper used step = 4 on 60 CPUs; we keep that ratio,
-// max(1, round(cpus / 15)), so a 2-CPU box moves one CPU at a time.
+// The default step. §4.2 makes step a parameter without giving a value; our choice scales it with the
+// machine, max(1, round(cpus / 15)), so a 2-CPU box moves one CPU at a time and a 60-CPU machine four.
 int default_step(int cpus) noexcept;
 
 // One measurement point: the allocation a report was taken with and what the job achieved.

@@ -7,7 +7,8 @@ using namespace cosched::policy;
 
 namespace {
 
-// The paper's setting (§5): target_eff 0.7, high_eff 0.9, step 4 (60 CPUs).
+// The paper's thresholds (§5): target_eff 0.7, high_eff 0.9; step 4 is our default on 60 CPUs (the paper
+// gives step no value).
 PdpaParams paper() {
   PdpaParams p;
   p.step = 4;
