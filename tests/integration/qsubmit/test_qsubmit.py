@@ -90,7 +90,7 @@ def file_set(out_dir):
 class QsubmitTestCase(unittest.TestCase):
     def setUp(self):
         if not os.path.exists(QSUBMIT):
-            raise unittest.SkipTest("qsubmit not built")
+            raise AssertionError(f"{QSUBMIT} is missing: the build should have produced it")
         self.dir = tempfile.mkdtemp(prefix="qsubmit-it-")
         # qsubmit's private RM puts its socket directory under TMPDIR: a private one shows what is left.
         self.tmp = os.path.join(self.dir, "tmp")
