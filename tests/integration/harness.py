@@ -75,12 +75,34 @@ def parse_cpu_list(text):
 
 
 def cpuset_cgroup(pid):
+    """The path of `pid`'s cpuset cgroup in /proc/<pid>/cgroup (v1 line naming cpuset, else the v2 line)."""
+    unified = None
     with open(f"/proc/{pid}/cgroup") as f:
         for line in f:
-            _, ctrls, path = line.strip().split(":", 2)
+            hid, ctrls, path = line.strip().split(":", 2)
             if "cpuset" in ctrls.split(","):
                 return path
-    return None
+            if hid == "0":
+                unified = path
+    return unified
+
+
+def cpuset_cgroup_dir(pid):
+    """The directory of `pid`'s cpuset cgroup: the controller's mount point (cgroup v1 with the cpuset
+    option, else the unified hierarchy) from /proc/mounts, joined with the path /proc/<pid>/cgroup gives."""
+    path = cpuset_cgroup(pid)
+    if path is None:
+        return None
+    v1, v2 = None, None
+    with open("/proc/mounts") as f:
+        for line in f:
+            _, mnt, fstype, opts = line.split()[:4]
+            if fstype == "cgroup" and "cpuset" in opts.split(","):
+                v1 = mnt
+            elif fstype == "cgroup2":
+                v2 = mnt
+    root = v1 or v2
+    return os.path.join(root, path.lstrip("/")) if root else None
 
 
 def process_state(pid):

@@ -5,7 +5,7 @@ import os
 import signal
 import unittest
 
-from harness import (RmTestCase, cpus_allowed, cpuset_cgroup, process_state, program, wait_for)
+from harness import (RmTestCase, cpus_allowed, cpuset_cgroup, cpuset_cgroup_dir, process_state, program, wait_for)
 
 LONG = ["--iterations", "100000", "--work-ms", "20"]  # runs until the test ends it
 
@@ -75,6 +75,8 @@ class KillNine(RmTestCase):
         b = self.start_job([program("amdahl-gcc"), "--iterations", "150", "--work-ms", "20"], rm, request=2)
         wait_for(lambda: both_allocated(rm, a, b, 1), what="both jobs at 1 CPU")
         self.assertIn("cosched.", cpuset_cgroup(a.pid))
+        rm_cgroup = os.path.dirname(cpuset_cgroup_dir(a.pid))  # the RM's cgroup holds one directory per job
+        self.assertTrue(os.path.isdir(rm_cgroup), rm_cgroup)
         rm.proc.send_signal(signal.SIGKILL)
         rm.proc.wait()
         # The guard puts both jobs back where they came from; their own watcher restores team and mask.
@@ -89,7 +91,6 @@ class KillNine(RmTestCase):
         self.assertEqual(b.wait(), 0)
         self.assertEqual(a.teams()[-1], "2", "the job did not return to its native team size")
         self.assertIn("resource manager went away", a.stderr())
-        rm_cgroup = f"/sys/fs/cgroup/cpuset/cosched.{rm.proc.pid}"
         wait_for(lambda: not os.path.exists(rm_cgroup), timeout=5, what=f"{rm_cgroup} removed by the guard")
 
 
@@ -99,6 +100,7 @@ class CleanShutdown(RmTestCase):
         a = self.start_job([program("amdahl-clang"), "--iterations", "120", "--work-ms", "20"], rm, request=2)
         b = self.start_job([program("amdahl-gcc"), "--iterations", "120", "--work-ms", "20"], rm, request=2)
         wait_for(lambda: both_allocated(rm, a, b, 1), what="both jobs at 1 CPU")
+        rm_cgroup = os.path.dirname(cpuset_cgroup_dir(a.pid))
         rm.stop()
         self.assertEqual(rm.proc.returncode, 0)
         for job in (a, b):
@@ -108,7 +110,6 @@ class CleanShutdown(RmTestCase):
         self.assertEqual(a.wait(), 0)
         self.assertEqual(b.wait(), 0)
         self.assertFalse(os.path.exists(rm.socket), "socket left behind")
-        rm_cgroup = f"/sys/fs/cgroup/cpuset/cosched.{rm.proc.pid}"
         wait_for(lambda: not os.path.exists(rm_cgroup), timeout=10, what=f"{rm_cgroup} removed")
 
 
