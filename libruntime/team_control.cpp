@@ -31,6 +31,7 @@ std::atomic<bool> g_started{false};         // the program's nthreads-var has be
 std::atomic<int> g_program_nthreads{0};     // nthreads-var as the program knows it (its value, never ours)
 std::atomic<bool> g_program_dynamic{false}; // dyn-var as the program knows it
 std::atomic<int> g_latched{0};              // a team size the program read since the last region (0: none)
+std::atomic<bool> g_first_region{true};      // no outermost region has begun yet
 std::atomic<std::uint32_t> g_mode{static_cast<std::uint32_t>(proto::TeamMode::unknown)};
 
 // Causes that fix the team, set once and never cleared (the mode is derived from them: team_mode()).
@@ -153,6 +154,8 @@ int team_for_region(int wanted) noexcept {
   tl_clause = 0;
   const int v = std::max(1, g_program_nthreads.load(std::memory_order_relaxed));
   const auto m = team_mode();
+  const bool first = g_first_region.load(std::memory_order_relaxed);
+  if (first) g_first_region.store(false, std::memory_order_relaxed);
   if (!g_active.load(std::memory_order_relaxed) || is_fixed(m)) {
     // The program's team: hand nthreads-var back if cosched had changed it on this thread.
     if (tl_icv != 0 && g_real_set_num_threads != nullptr) {
@@ -166,6 +169,11 @@ int team_for_region(int wanted) noexcept {
   if (latched != 0) {
     g_latched.store(0, std::memory_order_relaxed);
     team = latched;  // rule 2: the region after a read gets exactly the value read
+  } else if (first) {
+    // The first region runs with the program's own value, whatever the grant: a job that is one long
+    // region (EP) would otherwise keep, for its whole life, the one CPU that happened to be free when it
+    // arrived. Its threads share the CPUs it holds until the RM grows its cpuset (docs/policies.md).
+    team = v;
   } else {
     const int lo = m == proto::TeamMode::malleable ? 1 : std::min(2, v);  // rule 7
     team = std::clamp(wanted, lo, v);                                      // rule 1: never above v
@@ -200,7 +208,10 @@ __attribute__((visibility("default"))) int cosched_team_read(int real) {
   const auto m = team_mode();
   if (is_fixed(m)) return tl_icv != 0 ? v : real;
   int value = v;  // rule 1: serial code sees the program's value, never the grant
-  if (m == cosched::proto::TeamMode::malleable) value = std::clamp(malleable_choice(), 1, v);
+  // Malleable: the team the next region will get (the program's value for the very first region).
+  if (m == cosched::proto::TeamMode::malleable && !g_first_region.load(std::memory_order_relaxed)) {
+    value = std::clamp(malleable_choice(), 1, v);
+  }
   g_latched.store(value, std::memory_order_relaxed);  // rule 2
   return value;
 }

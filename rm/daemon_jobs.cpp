@@ -153,6 +153,7 @@ policy::Snapshot Daemon::snapshot(policy::Event event, policy::JobId subject) co
     v.allocation = j.allocation;
     v.runnable = j.runnable;
     v.arrival = j.arrival;
+    v.analyzing = j.progress.phase == proto::Phase::baseline || j.progress.phase == proto::Phase::measuring;
     v.perf = j.perf;
     if (!j.perf.valid) v.perf = policy::Perf{};  // a rejected first report is no report
     v.history = j.history;

@@ -119,7 +119,8 @@ void Analyzer::restart_measurement(proto::MeasureRestart why) noexcept {
   }
   phase_ = first_phase();
   suspended_ = Phase::none;
-  window_.clear();
+  clear_window();
+  baseline_load_ = -1;
   window_team_ = 0;
   history_.clear();
   has_baseline_ = false;
@@ -152,6 +153,10 @@ void Analyzer::note_region(int team, bool team_changed) noexcept {
 
 // Outside load: the share of the sample's thread time (elapsed × CPUs used) that its threads spent waiting
 // for a CPU. Unknown (no source, an oversubscribed team, a thread that exited) means no verdict.
+// A sample belongs to its window only if it was measured under the window's outside load: its share of
+// waiting within max_wait_fraction of the window's level. Samples taken during a burst are discarded; when
+// several in a row agree on a new level, the load changed for good and a new window starts at that level
+// (and a baseline measured under another load is measured again: publish()).
 bool Analyzer::contaminated_by_load(double elapsed_s, std::uint64_t wait_ns) noexcept {
   if (wait_ns == kWaitUnknown || iter_wait_start_ == kWaitUnknown || wait_ns < iter_wait_start_ || elapsed_s <= 0 ||
       iter_team_ < 1) {
@@ -159,9 +164,28 @@ bool Analyzer::contaminated_by_load(double elapsed_s, std::uint64_t wait_ns) noe
     return false;
   }
   last_cpu_wait_ = static_cast<double>(wait_ns - iter_wait_start_) * 1e-9 / (elapsed_s * iter_team_);
-  if (last_cpu_wait_ <= cfg_.max_wait_fraction) return false;
+  if (window_load_ < 0 || std::fabs(last_cpu_wait_ - window_load_) <= cfg_.max_wait_fraction) {
+    load_shift_ = 0;
+    return false;
+  }
+  const int dir = last_cpu_wait_ > window_load_ ? 1 : -1;
+  load_shift_ = dir == load_shift_dir_ ? load_shift_ + 1 : 1;
+  load_shift_dir_ = dir;
+  if (load_shift_ > cfg_.jump_confirm) {
+    // A lasting new load: the window starts over at its level, with this sample as its first.
+    window_.clear();
+    window_load_ = last_cpu_wait_;
+    load_shift_ = 0;
+    return false;
+  }
   ++contaminated_;
   return true;
+}
+
+void Analyzer::clear_window() noexcept {
+  window_.clear();
+  window_load_ = -1;
+  load_shift_ = 0;
 }
 
 void Analyzer::close_iteration(std::uint64_t t_ns, std::uint64_t wait_ns) noexcept {
@@ -188,7 +212,7 @@ void Analyzer::close_iteration(std::uint64_t t_ns, std::uint64_t wait_ns) noexce
 void Analyzer::record_sample(int team, double seconds, std::uint64_t t_ns) noexcept {
   if (phase_ != Phase::baseline && phase_ != Phase::measuring) return;
   if (team != window_team_) {
-    window_.clear();
+    clear_window();
     window_team_ = team;
     change_.reset_times();
   }
@@ -200,6 +224,10 @@ void Analyzer::record_sample(int team, double seconds, std::uint64_t t_ns) noexc
       return;
     case ChangeDetector::TimeVerdict::accept:
       break;
+  }
+  if (last_cpu_wait_ >= 0) {  // the window's outside-load level: the mean of its samples'
+    const double k = window_load_ < 0 || window_.size() == 0 ? 0.0 : static_cast<double>(window_.size());
+    window_load_ = window_load_ < 0 ? last_cpu_wait_ : (window_load_ * k + last_cpu_wait_) / (k + 1);
   }
   window_.push(seconds);
   if (phase_ == Phase::baseline) {
@@ -223,10 +251,11 @@ void Analyzer::finish_baseline(int team) noexcept {
   baseline_s_ = window_.median();
   baseline_spread_ = window_.spread();
   baseline_team_ = team;
+  baseline_load_ = window_load_;
   phase_ = Phase::measuring;
   // Measuring starts with fresh samples; window_team_ stays, so if P equals the baseline size the next
   // iteration counts at once (no team change, no warm-up).
-  window_.clear();
+  clear_window();
   change_.reset_times();
 }
 
@@ -236,9 +265,13 @@ void Analyzer::finish_baseline(int team) noexcept {
 // 1 + the superlinearity margin: such a ratio compares unlike work. Either way the measurement starts
 // over (a fresh baseline) and nothing is reported.
 bool Analyzer::unlike_work(int cpus, double time_s, double efficiency) noexcept {
+  if (has_baseline_ && baseline_load_ >= 0 && window_load_ >= 0 &&
+      std::fabs(window_load_ - baseline_load_) > cfg_.max_wait_fraction) {
+    restart_measurement(proto::MeasureRestart::load_changed);  // the baseline saw another outside load
+    return true;
+  }
   if (has_baseline_ && cpus == baseline_team_ && time_s > 0) {
-    const double tolerance = std::max(cfg_.same_work_tolerance, 3 * std::max(window_.spread(), baseline_spread_));
-    if (std::fabs(baseline_s_ / time_s - 1.0) > tolerance) {
+    if (std::fabs(baseline_s_ / time_s - 1.0) > cfg_.same_work_tolerance) {
       restart_measurement(proto::MeasureRestart::work_changed);
       return true;
     }

@@ -75,8 +75,9 @@ class Analyzer {
 
   // Caller: the runtime at initialisation. `wait` returns the job's threads' total run-queue delay in ns
   // (monotonic; kWaitUnknown when it cannot tell); it is read at sampled iteration boundaries only. A sample
-  // whose threads waited more than Config::max_wait_fraction of their time was slowed by outside load and
-  // is discarded (docs/selfanalyzer.md, "Outside load"). nullptr (the default): no filter.
+  // whose share of waiting for a CPU differs from its window's by more than Config::max_wait_fraction was
+  // measured under another outside load and is discarded; a baseline measured under another load than the
+  // samples at P is measured again (docs/selfanalyzer.md, "Outside load"). nullptr (the default): no filter.
   using WaitFn = std::uint64_t (*)() noexcept;
   void set_wait_source(WaitFn wait) noexcept { wait_ = wait; }
   // Samples discarded so, and the wait share of the latest sample (-1: unknown).
@@ -130,6 +131,7 @@ class Analyzer {
   void open_iteration(std::uint64_t t_ns, std::uint64_t wait_ns) noexcept;
   [[nodiscard]] std::uint64_t read_wait() const noexcept { return wait_ != nullptr ? wait_() : kWaitUnknown; }
   [[nodiscard]] bool contaminated_by_load(double elapsed_s, std::uint64_t wait_ns) noexcept;
+  void clear_window() noexcept;
   void note_region(int team, bool team_changed) noexcept;
   void close_iteration(std::uint64_t t_ns, std::uint64_t wait_ns) noexcept;
   void record_sample(int team, double seconds, std::uint64_t t_ns) noexcept;
@@ -178,6 +180,10 @@ class Analyzer {
   std::uint64_t iter_wait_start_ = kWaitUnknown;
   std::uint64_t contaminated_ = 0;
   double last_cpu_wait_ = -1;
+  double window_load_ = -1;    // outside-load level (wait share) of the window's samples; -1 unknown
+  double baseline_load_ = -1;  // the level the baseline was measured at
+  int load_shift_ = 0;         // consecutive samples away from window_load_ on one side
+  int load_shift_dir_ = 0;
   std::uint32_t restarts_ = 0;
   proto::MeasureRestart last_restart_ = proto::MeasureRestart::none;
 };

@@ -35,8 +35,8 @@ struct Config {
 
   // Comparing like with like (docs/selfanalyzer.md). Both values are our choice, not the PDPA paper's.
   // At the baseline size a job's iteration time must match its baseline within this relative tolerance
-  // (or 3× the measured spread, whichever is larger); otherwise its work changed (another data size, a
-  // drifting iteration) and the measurement starts over. 0.2: twice the spread a quiet machine shows here.
+  // (a speedup in [0.8, 1.2] against itself); otherwise its work changed (another data size, a drifting
+  // iteration, another load) and the measurement starts over. 0.2: twice the spread a quiet machine shows.
   double same_work_tolerance = 0.2;
   // A speedup above cpus × (1 + margin) cannot come from the same work and is never reported; the
   // measurement starts over. 0.5 leaves room for the cache effects that make real codes superlinear.
@@ -44,9 +44,10 @@ struct Config {
   // Samples whose relative spread exceeds this are too noisy for an early report: the first report at a
   // team size then waits for a full window (data-dependent work needs more iterations to be seen).
   double noisy_spread = 0.25;
-  // Outside load (issue: measurement integrity). A sample whose threads spent more than this share of their
-  // time runnable but waiting for a CPU was slowed by work cosched does not control, and is discarded. Our
-  // choice: a quiet machine shows under 2 % here, one busy loop sharing a job's CPU about 50 %.
+  // Outside load. A sample whose threads' share of time spent runnable but waiting for a CPU differs from
+  // its window's by more than this was measured under another load (work cosched does not control) and is
+  // discarded; a baseline and samples at P whose levels differ so are not compared. Our choice: a quiet
+  // machine shows under 2 % here, one busy loop sharing a job's CPU about 50 %.
   double max_wait_fraction = 0.1;
 
   // Reports at P: at most one per this interval once the first report at P exists (0: one per iteration).

@@ -167,8 +167,9 @@ enum class MeasureRestart : std::uint32_t {
   time_jump = 2,           // iteration times jumped at an unchanged team size (change detector)
   work_changed = 3,        // at the baseline size, iteration times no longer match the baseline
   impossible_speedup = 4,  // efficiency above 1 + the superlinearity margin: unlike work was compared
+  load_changed = 5,        // the outside load differs from the baseline's (CPU wait share)
 };
-inline constexpr std::uint32_t kMeasureRestartMax = 4;
+inline constexpr std::uint32_t kMeasureRestartMax = 5;
 
 constexpr const char* measure_restart_name(MeasureRestart r) noexcept {
   switch (r) {
@@ -177,6 +178,7 @@ constexpr const char* measure_restart_name(MeasureRestart r) noexcept {
     case MeasureRestart::time_jump: return "iteration times jumped at the same team size";
     case MeasureRestart::work_changed: return "iteration times at the baseline size no longer match the baseline";
     case MeasureRestart::impossible_speedup: return "efficiency above 1 + the superlinearity margin";
+    case MeasureRestart::load_changed: return "the outside load changed since the baseline";
   }
   return "none";
 }

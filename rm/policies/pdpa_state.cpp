@@ -18,6 +18,10 @@ const char* to_string(PdpaState s) noexcept {
   return "?";
 }
 
+const char* state_label(const PdpaJobMemory& m) noexcept {
+  return m.state == PdpaState::no_ref && m.unmeasured ? "UNMEASURED" : to_string(m.state);
+}
+
 int default_step(int cpus) noexcept {
   // The paper names step as a parameter (§4.2) but gives it no value. Our choice: one CPU per 15 managed
   // CPUs (4 on a 60-CPU machine like the paper's), at least 1.
@@ -37,12 +41,16 @@ PdpaPoint point_at(int cpus, const Perf& perf) {
 // cut back, and claim again for ever. Not in the paper (its jobs start large and only shrink to one CPU at
 // the end); our rule: a remembered point at more CPUs with an efficiency below target_eff holds the job back,
 // until its measured behaviour changes (then the memory is cleared: remember_point).
+}  // namespace
+
 const PdpaPoint* held_back_by_history(const PdpaJobMemory& m, int cpus, const PdpaParams& p) {
   for (const PdpaPoint& q : m.seen) {
     if (q.cpus > cpus && q.efficiency < p.target_eff) return &q;
   }
   return nullptr;
 }
+
+namespace {
 
 PdpaStep held_back(const PdpaJobMemory& m, const PdpaPoint& now, const PdpaPoint& bad, const PdpaParams& p) {
   PdpaStep st{m, now.cpus, 0,
