@@ -7,6 +7,7 @@ failing test never leaves a process stopped or confined (tearDown kills and resu
 """
 import json
 import os
+import shutil
 import signal
 import socket
 import struct
@@ -290,6 +291,10 @@ class ResourceManager:
                 self.proc.wait()
         self._err.close()
 
+    def remove_files(self):
+        """Removes the private directory (socket, decision log, messages): the test is over."""
+        shutil.rmtree(self.dir, ignore_errors=True)
+
 
 MAGIC, VERSION = 0x43534844, 1
 MSG_REGISTER, MSG_REFUSED, MSG_CTL_REQUEST, MSG_CTL_REPLY = 1, 3, 4, 5
@@ -348,6 +353,7 @@ class RmTestCase(unittest.TestCase):
             j.cleanup()
         for rm in self.rms:
             rm.stop()
+            rm.remove_files()
         # Rule 3 holds even when a test fails: nothing of ours is left stopped.
         for j in self.jobs:
             self.assertNotEqual(process_state(j.pid), "T", f"job pid {j.pid} left stopped")
