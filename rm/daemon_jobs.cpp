@@ -192,8 +192,15 @@ void Daemon::apply(const policy::Decision& d, policy::Event event, policy::JobId
     Job& j = jobs_.at(r.id);
     const CpuSet& cpus = placed.at(r.id);
     const auto* a = by_id.count(r.id) != 0 ? by_id.at(r.id) : nullptr;
+    const std::string state_before = j.policy_state;
     if (a != nullptr) j.policy_state = a->state;
     bool moved = !(cpus == j.cpus) || r.count != j.allocation;
+    if (!moved && j.policy_state != state_before && !state_before.empty()) {
+      // A state change without a new allocation (e.g. PDPA's INC waiting for CPUs) is a decision too: `why`
+      // lists it, as the decision log does.
+      remember_why(j, policy::to_string(event), j.allocation, j.allocation,
+                   a != nullptr && !a->reason.empty() ? a->reason : state_before + " → " + j.policy_state);
+    }
     if (moved) {
       changed = true;
       int from = j.allocation;

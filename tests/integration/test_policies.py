@@ -50,6 +50,19 @@ class Pdpa(RmTestCase):
         self.assertEqual(allocated, 2, (tries, seen))
 
 
+class WhyListsStateChanges(RmTestCase):
+    def test_a_state_change_without_a_new_allocation_is_in_why(self):
+        # A job holding its whole request that is judged (NO_REF → STABLE or INC, or DEC) changes state; when
+        # its allocation stays, `why` must still say so, as the decision log and status do.
+        rm = self.start_rm(policy="pdpa")
+        job = self.start_job([program("amdahl-clang"), "--serial-fraction", "0"] + WORK, rm, request=2,
+                             launcher=MALLEABLE)
+        j = wait_for(lambda: (lambda j: j if j and j["policy_state"] not in ("", "NO_REF") else None)(rm.job(job.pid)),
+                     timeout=60, what="a PDPA judgement")
+        reasons = [d["reason"] for d in rm.request({"cmd": "why", "job": j["id"]})["decisions"]]
+        self.assertTrue(any(r.startswith(("STABLE", "INC", "DEC")) for r in reasons), reasons)
+
+
 class Equipartition(RmTestCase):
     def test_first_job_keeps_its_request_and_never_runs_below_it(self):
         # Equipartition uses no speedup, so the RM tells the job to skip the SelfAnalyzer's baseline: every
