@@ -6,7 +6,6 @@
 // returns — see docs/architecture.md), and feeds the SelfAnalyzer. It makes no syscall (clock_gettime is
 // served by the vDSO), takes no lock and allocates nothing.
 #include <omp-tools.h>
-#include <omp.h>
 
 #include <cstring>
 
@@ -17,30 +16,35 @@
 #include "team_control.hpp"
 #include "tool_state.hpp"
 
-// Weak: the OpenMP runtime that loaded us provides it. Weak references let a non-OpenMP program link
-// libcosched (explicit API only) without an OpenMP runtime; the callbacks below only ever run under libomp.
-#pragma weak omp_get_level
-
 namespace cosched::rt {
 namespace {
 
 bool g_debug = false;  // COSCHED_DEBUG=1: a summary of the measurement at program end
 
+// Implicit tasks this thread is inside (regions it is a member of): 0 on a thread outside any parallel region.
+// Kept from the implicit-task callbacks, which cosched needs anyway (rule 5), because omp_get_level() costs
+// about 50 instructions per call in libomp, a third of the hot path.
+__attribute__((tls_model("initial-exec"))) thread_local int tl_depth = 0;
+
 void on_parallel_begin(ompt_data_t* /*encountering_task*/, const ompt_frame_t* /*frame*/,
                        ompt_data_t* /*parallel_data*/, unsigned int /*requested*/, int /*flags*/,
                        const void* codeptr_ra) {
-  if (omp_get_level() != 0) return;  // nested regions keep what the outer team decided
+  if (tl_depth != 0) return;  // nested regions keep what the outer team decided
   const int granted = granted_team();
   const int team = team_for_region(measure_wanted(granted));
   measure_region(reinterpret_cast<std::uintptr_t>(codeptr_ra), team, granted);
 }
 
-// The master of a team that just formed learns its real size (rule 5: measure the team that ran). Workers
-// and nested teams return at the first test.
+// Every member of a team enters and leaves its implicit task here (the nesting depth above); the master of a
+// team that just formed learns its real size (rule 5: measure the team that ran).
 void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t* /*parallel_data*/, ompt_data_t* /*task_data*/,
                       unsigned int actual_parallelism, unsigned int index, int flags) {
-  if (index != 0 || endpoint != ompt_scope_begin || (flags & ompt_task_initial) != 0) return;
-  measure_team_formed(static_cast<int>(actual_parallelism));
+  if ((flags & ompt_task_initial) != 0) return;
+  if (endpoint != ompt_scope_begin) {
+    --tl_depth;
+    return;
+  }
+  if (++tl_depth == 1 && index == 0) measure_team_formed(static_cast<int>(actual_parallelism));
 }
 
 void on_thread_begin(ompt_thread_t type, ompt_data_t* /*thread_data*/) {

@@ -271,10 +271,14 @@ bool Analyzer::unlike_work(int cpus, double time_s, double efficiency) noexcept 
     return true;
   }
   if (has_baseline_ && cpus == baseline_team_ && time_s > 0) {
-    if (std::fabs(baseline_s_ / time_s - 1.0) > cfg_.same_work_tolerance) {
+    // Off by more than the tolerance: never reported. Off by more than the noise can explain too (three
+    // times the measured spread): the work changed, and the measurement starts over.
+    const double off = std::fabs(baseline_s_ / time_s - 1.0);
+    if (off > std::max(cfg_.same_work_tolerance, 3 * std::max(window_.spread(), baseline_spread_))) {
       restart_measurement(proto::MeasureRestart::work_changed);
       return true;
     }
+    if (off > cfg_.same_work_tolerance) return true;
   }
   if (efficiency > 1.0 + cfg_.superlinear_margin) {
     restart_measurement(proto::MeasureRestart::impossible_speedup);

@@ -34,9 +34,10 @@ struct Config {
   int history = 4;              // distinct team sizes remembered (most recent first)
 
   // Comparing like with like (docs/selfanalyzer.md). Both values are our choice, not the PDPA paper's.
-  // At the baseline size a job's iteration time must match its baseline within this relative tolerance
-  // (a speedup in [0.8, 1.2] against itself); otherwise its work changed (another data size, a drifting
-  // iteration, another load) and the measurement starts over. 0.2: twice the spread a quiet machine shows.
+  // At the baseline size a job's iteration time must match its baseline within this relative tolerance (a
+  // speedup in [0.8, 1.2] against itself) to be reported; beyond 3× the measured spread as well, its work
+  // changed (another data size, a drifting iteration) and the measurement starts over. 0.2: twice the
+  // spread a quiet machine shows here.
   double same_work_tolerance = 0.2;
   // A speedup above cpus × (1 + margin) cannot come from the same work and is never reported; the
   // measurement starts over. 0.5 leaves room for the cache effects that make real codes superlinear.

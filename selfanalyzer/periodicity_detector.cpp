@@ -58,6 +58,7 @@ void PeriodicityDetector::reset() noexcept {
   std::fill_n(table_pos_.get(), table_mask_ + 1, ~std::uint64_t{0});
   std::fill_n(lags_, kTracked, 0);
   std::fill_n(runs_, kTracked, 0);
+  tracked_ = 0;
   window_hash_ = 0;
   t_ = 0;
   head_ = 0;
@@ -90,13 +91,12 @@ void PeriodicityDetector::propose(std::uint32_t id) noexcept {
   table_pos_[slot] = t_;
   if (!same) return;
   const int lag = static_cast<int>(t_ - then);
-  int free_slot = -1;
-  for (int k = 0; k < kTracked; ++k) {
+  for (int k = 0; k < tracked_; ++k) {
     if (lags_[k] == lag) return;  // already followed
-    if (lags_[k] == 0 && free_slot < 0) free_slot = k;
   }
   const std::int32_t run = run_back(lag, id);
   if (run == 0) return;  // a hash collision, or a window that does not end here
+  int free_slot = tracked_ < kTracked ? tracked_++ : -1;  // the followed lags stay packed at the front
   if (free_slot < 0) {
     // Room from the tracked lag with the shortest run, never the locked one.
     for (int k = 0; k < kTracked; ++k) {
@@ -121,9 +121,8 @@ PeriodicityDetector::Step PeriodicityDetector::push(std::uint64_t region_id) noe
 
   int best_lag = 0;
   std::int32_t best_coverage = 0;
-  for (int k = 0; k < kTracked; ++k) {
+  for (int k = 0; k < tracked_; ++k) {
     const int lag = lags_[k];
-    if (lag == 0) continue;
     const std::int32_t r = lag <= seen_ && past[lag - 1] == id ? std::min(runs_[k] + 1, coverage_cap_ - lag) : 0;
     runs_[k] = r;
     if (r >= needed(lag) && (r + lag > best_coverage || (r + lag == best_coverage && lag < best_lag))) {
@@ -147,7 +146,7 @@ PeriodicityDetector::Step PeriodicityDetector::push(std::uint64_t region_id) noe
       signature_ = 0;
     } else {
       std::int32_t run = 0;
-      for (int k = 0; k < kTracked; ++k) {
+      for (int k = 0; k < tracked_; ++k) {
         if (lags_[k] == best_lag) run = runs_[k];
       }
       lock(best_lag, run);

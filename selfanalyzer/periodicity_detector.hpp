@@ -97,7 +97,8 @@ class PeriodicityDetector {
   std::uint64_t window_hash_ = 0;  // polynomial hash of the last window_ ids
   std::uint64_t drop_factor_ = 0;  // kBase^window_: removes the id leaving the window
   std::uint64_t t_ = 0;            // events pushed
-  int lags_[kTracked] = {};        // tracked lags (0: free slot)
+  int lags_[kTracked] = {};        // followed lags, packed: lags_[0..tracked_)
+  int tracked_ = 0;
   std::int32_t runs_[kTracked] = {};
   int head_ = 0;                 // slot of the next event; decreases modulo history_len_
   int seen_ = 0;                 // events pushed, saturating at history_len_ (a lag > seen_ is not valid yet)
