@@ -17,6 +17,7 @@
 #include <string>
 
 #include "config.hpp"
+#include "ctl_request.hpp"
 #include "cosched/wire.hpp"
 #include "decision_log.hpp"
 #include "enforce/enforcer.hpp"
@@ -82,6 +83,7 @@ class Daemon {
 
   // daemon_ctl.cpp
   void handle_ctl(Conn& c, const wire::Frame& f);
+  nlohmann::json answer_ctl(const Conn& c, const CtlRequest& req);
   nlohmann::json status_json() const;
   nlohmann::json job_json(const Job& j) const;
 

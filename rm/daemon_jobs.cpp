@@ -39,7 +39,12 @@ void Daemon::handle_register(Conn& c, const wire::Frame& f) {
     c.closing = true;
     queue_reply(c, proto::MsgType::refused, why);
   };
-  if (c.job >= 0) return refuse("already registered as job " + std::to_string(c.job));
+  if (c.job >= 0) {
+    // The connection is the job's lifeline (its EOF sends the job native): refuse the frame, keep the job.
+    COSCHED_WARN(rm, "pid {}: second registration refused: already job {}", c.pid, c.job);
+    queue_reply(c, proto::MsgType::refused, "already registered as job " + std::to_string(c.job));
+    return;
+  }
   if (f.payload.size() != sizeof(proto::RegisterBody)) {
     return refuse("register message has " + std::to_string(f.payload.size()) + " bytes, expected " +
                   std::to_string(sizeof(proto::RegisterBody)));

@@ -138,15 +138,19 @@ void Daemon::on_readable(Conn& c) {
     switch (f.type) {
       case proto::MsgType::register_job: handle_register(c, f); break;
       case proto::MsgType::ctl_request: handle_ctl(c, f); break;
-      default:
+      default: {
         COSCHED_ERROR(rm, "dropping connection from pid {}: unexpected message type {}", c.pid,
                       static_cast<unsigned>(f.type));
+        // The same answer as any other protocol error: the peer learns why before the connection closes.
+        std::string why = "protocol error: unexpected message type " + std::to_string(static_cast<unsigned>(f.type));
+        wire::send_frame(fd, proto::MsgType::refused, why.data(), static_cast<std::uint32_t>(why.size()));
         if (c.job >= 0) {
           depart(c.job, "protocol error");
         } else {
           close_conn(fd);
         }
         return;
+      }
     }
     if (conns_.find(fd) == conns_.end()) return;  // the handler closed it
   }
@@ -182,8 +186,14 @@ void Daemon::on_writable(Conn& c) {
     }
     c.out.erase(0, static_cast<std::size_t>(w));
   }
-  if (c.out.empty() && c.closing && c.job < 0) {
-    close_conn(c.fd);
+  if (c.out.empty() && c.closing) {
+    // Nothing left to flush: close now. Waiting for EPOLLOUT on an empty buffer would wake the loop for
+    // ever (a level-triggered writable socket is always ready).
+    if (c.job >= 0) {
+      depart(c.job, "connection closed");
+    } else {
+      close_conn(c.fd);
+    }
     return;
   }
   if (c.closing) {
