@@ -19,7 +19,7 @@ namespace cosched::rm {
 Daemon::Daemon(Config cfg) : cfg_(std::move(cfg)), t0_(std::chrono::steady_clock::now()) {}
 
 Daemon::~Daemon() {
-  for (int fd : {epfd_, signal_fd_, quantum_fd_, wake_fd_}) {
+  for (int fd : {epfd_, signal_fd_, quantum_fd_, wake_fd_, spare_fd_}) {
     if (fd >= 0) ::close(fd);
   }
 }
@@ -29,6 +29,7 @@ double Daemon::now() const {
 }
 
 Status Daemon::start() {
+  raise_fd_limit();
   auto topo = Topology::load(cfg_.cpus, cfg_.synthetic_topology);
   if (!topo) return topo.error();
   topo_ = std::move(*topo);
@@ -147,6 +148,8 @@ void Daemon::on_quantum() {
     if (::kill(j.pid, 0) != 0 && errno == ESRCH) gone.push_back(id);
   }
   for (auto id : gone) depart(id, "process gone");
+  drop_stalled_connections();
+  resume_accepting();  // after a pause for lack of fds: try again once per quantum
   poll_reports();
   for (auto& [id, j] : jobs_) enforcer_->refresh(j);
   enforcer_->tidy();

@@ -18,6 +18,7 @@
 
 #include "config.hpp"
 #include "ctl_request.hpp"
+#include "cosched/log.hpp"
 #include "cosched/wire.hpp"
 #include "decision_log.hpp"
 #include "enforce/enforcer.hpp"
@@ -51,6 +52,7 @@ class Daemon {
     std::string out;          // bytes not yet written
     policy::JobId job = -1;   // set once the peer registered as a job
     bool closing = false;     // close once `out` is flushed
+    double progress_at = 0;   // accepted, last whole frame read, or last bytes written (client timeout)
   };
 
   // daemon.cpp
@@ -70,6 +72,13 @@ class Daemon {
   void close_conn(int fd);
   void watch(int fd, std::uint32_t events);
   bool authorised(const Conn& c) const;
+
+  // server_limits.cpp: what keeps a hostile or broken peer from starving the RM
+  void raise_fd_limit();
+  void shed_connections();
+  void pause_accepting();
+  void resume_accepting();
+  void drop_stalled_connections();
 
   // daemon_jobs.cpp
   void handle_register(Conn& c, const wire::Frame& f);
@@ -101,6 +110,10 @@ class Daemon {
   int quantum_fd_ = -1;
   int wake_fd_ = -1;
   bool socket_created_ = false;
+  int spare_fd_ = -1;            // held back so that the RM can accept-and-refuse when out of fds
+  bool accept_paused_ = false;   // the listening socket is out of epoll (out of fds, no spare)
+  log::Throttle accept_log_{3, 1.0};  // lines a peer can trigger at will are throttled
+  log::Throttle peer_log_{20, 1.0};
   bool running_ = true;
 
   std::map<int, Conn> conns_;                 // by fd

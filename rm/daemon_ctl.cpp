@@ -95,7 +95,7 @@ void Daemon::handle_ctl(Conn& c, const wire::Frame& f) {
   };
   auto req = parse_ctl_request(f.payload);
   if (!req) {
-    COSCHED_WARN(ctl, "pid {}: bad control request: {}", c.pid, req.error().message);
+    COSCHED_THROTTLED(peer_log_, ctl, warn, "pid {}: bad control request: {}", c.pid, req.error().message);
     return reply(error_reply(req.error().message));
   }
   // The request is typed now; what follows only reads the RM's own state. A library exception there is

@@ -35,13 +35,13 @@ std::string printable(const char* s, std::size_t max) {
 
 void Daemon::handle_register(Conn& c, const wire::Frame& f) {
   auto refuse = [&](const std::string& why) {
-    COSCHED_WARN(rm, "registration from pid {} refused: {}", c.pid, why);
+    COSCHED_THROTTLED(peer_log_, rm, warn, "registration from pid {} refused: {}", c.pid, why);
     c.closing = true;
     queue_reply(c, proto::MsgType::refused, why);
   };
   if (c.job >= 0) {
     // The connection is the job's lifeline (its EOF sends the job native): refuse the frame, keep the job.
-    COSCHED_WARN(rm, "pid {}: second registration refused: already job {}", c.pid, c.job);
+    COSCHED_THROTTLED(peer_log_, rm, warn, "pid {}: second registration refused: already job {}", c.pid, c.job);
     queue_reply(c, proto::MsgType::refused, "already registered as job " + std::to_string(c.job));
     return;
   }

@@ -80,6 +80,11 @@ int main(int argc, char** argv) {
   app.add_option("--quantum-ms", cfg.quantum_ms, "policy quantum in milliseconds")
       ->check(CLI::Range(1, 60000))
       ->capture_default_str();
+  app.add_option("--client-timeout-ms", cfg.client_timeout_ms,
+                 "drop a connection that leaves a frame half-sent, or sends nothing, for this long (a registered "
+                 "job's idle connection is never dropped)")
+      ->check(CLI::Range(10, 3600000))
+      ->capture_default_str();
   app.add_option("--log", cfg.decision_log, "write one JSON line per decision to this file");
   app.add_option("--enforce", cfg.enforce, "CPU enforcement: auto, cgroup, cgroup-v1, cgroup-v2, affinity, none")
       ->check(CLI::IsMember({"auto", "cgroup", "cgroup-v1", "cgroup-v2", "affinity", "none"}))

@@ -1,5 +1,6 @@
 // The RM's socket: listening, peer credentials, non-blocking framed I/O. Anything malformed from a peer is
 // one error line naming the peer, and that connection is dropped; the RM keeps serving everyone else.
+#include <fcntl.h>
 #include <grp.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
@@ -63,6 +64,7 @@ Status Daemon::open_socket() {
   } else {
     ::chmod(path.c_str(), 0600);
   }
+  spare_fd_ = ::open("/dev/null", O_RDONLY | O_CLOEXEC);  // see shed_connections()
   if (::listen(listen_fd_, 128) != 0) return make_error(Errc::io_error, std::string("listen: ") + std::strerror(errno));
   watch(listen_fd_, EPOLLIN);
   return {};
@@ -79,7 +81,9 @@ void Daemon::on_accept() {
   for (;;) {
     int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
     if (fd < 0) {
-      if (errno != EAGAIN && errno != EINTR) COSCHED_WARN(rm, "accept: {}", std::strerror(errno));
+      if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) return shed_connections();
+      if (errno == ECONNABORTED || errno == EINTR) continue;
+      if (errno != EAGAIN) COSCHED_THROTTLED(accept_log_, rm, warn, "accept: {}", std::strerror(errno));
       return;
     }
     ucred cred{};
@@ -93,9 +97,10 @@ void Daemon::on_accept() {
     c.pid = cred.pid;
     c.uid = cred.uid;
     c.gid = cred.gid;
+    c.progress_at = now();
     if (!authorised(c)) {
-      COSCHED_WARN(rm, "refused connection from pid {} uid {}: only uid {} or root may use this RM", c.pid, c.uid,
-                   ::geteuid());
+      COSCHED_THROTTLED(peer_log_, rm, warn, "refused connection from pid {} uid {}: only uid {} or root may use this RM",
+                        c.pid, c.uid, ::geteuid());
       std::string why = "permission denied: uid " + std::to_string(c.uid) + " may not use this resource manager";
       wire::send_frame(fd, proto::MsgType::refused, why.data(), static_cast<std::uint32_t>(why.size()));
       ::close(fd);
@@ -125,7 +130,7 @@ void Daemon::on_readable(Conn& c) {
     auto st = c.reader.next(f);
     if (st == wire::RecvStatus::closed) break;  // need more bytes
     if (st != wire::RecvStatus::ok) {
-      COSCHED_ERROR(rm, "dropping connection from pid {}: {}", c.pid, wire::to_string(st));
+      COSCHED_THROTTLED(peer_log_, rm, error, "dropping connection from pid {}: {}", c.pid, wire::to_string(st));
       std::string why = std::string("protocol error: ") + wire::to_string(st);
       wire::send_frame(fd, proto::MsgType::refused, why.data(), static_cast<std::uint32_t>(why.size()));
       if (c.job >= 0) {
@@ -135,12 +140,13 @@ void Daemon::on_readable(Conn& c) {
       }
       return;
     }
+    c.progress_at = now();
     switch (f.type) {
       case proto::MsgType::register_job: handle_register(c, f); break;
       case proto::MsgType::ctl_request: handle_ctl(c, f); break;
       default: {
-        COSCHED_ERROR(rm, "dropping connection from pid {}: unexpected message type {}", c.pid,
-                      static_cast<unsigned>(f.type));
+        COSCHED_THROTTLED(peer_log_, rm, error, "dropping connection from pid {}: unexpected message type {}", c.pid,
+                          static_cast<unsigned>(f.type));
         // The same answer as any other protocol error: the peer learns why before the connection closes.
         std::string why = "protocol error: unexpected message type " + std::to_string(static_cast<unsigned>(f.type));
         wire::send_frame(fd, proto::MsgType::refused, why.data(), static_cast<std::uint32_t>(why.size()));
@@ -185,6 +191,7 @@ void Daemon::on_writable(Conn& c) {
       break;
     }
     c.out.erase(0, static_cast<std::size_t>(w));
+    c.progress_at = now();
   }
   if (c.out.empty() && c.closing) {
     // Nothing left to flush: close now. Waiting for EPOLLOUT on an empty buffer would wake the loop for
@@ -207,6 +214,7 @@ void Daemon::close_conn(int fd) {
   ::epoll_ctl(epfd_, EPOLL_CTL_DEL, fd, nullptr);
   ::close(fd);
   conns_.erase(fd);
+  resume_accepting();  // an fd is free again
 }
 
 }  // namespace cosched::rm
