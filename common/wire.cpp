@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -57,7 +58,46 @@ int read_all(int fd, char* p, std::size_t n, int& passed_fd) {
   return 0;
 }
 
+std::string parent_dir(const std::string& path) {
+  auto slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+// Whether a process of `uid` may stand in for the RM: ours, or root's (an RM run by root for a group).
+bool trusted_uid(uid_t uid) { return uid == ::geteuid() || uid == 0; }
+
 }  // namespace
+
+bool trusted_socket_dir(const std::string& socket_path, std::string& err) {
+  const std::string dir = parent_dir(socket_path);
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0) return true;  // connect() will name what is missing
+  if (!trusted_uid(st.st_uid)) {
+    err = "refusing " + socket_path + ": its directory " + dir + " belongs to uid " + std::to_string(st.st_uid) +
+          ", not to this user (uid " + std::to_string(::geteuid()) +
+          ") or root: another user could impersonate the RM there";
+    errno = EPERM;
+    return false;
+  }
+  return true;
+}
+
+bool trusted_peer(int fd, const std::string& socket_path, std::string& err) {
+  ucred cred{};
+  socklen_t len = sizeof cred;
+  if (::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) {
+    err = "cannot identify the process serving " + socket_path + ": " + std::strerror(errno);
+    return false;
+  }
+  if (!trusted_uid(cred.uid)) {
+    err = "refusing " + socket_path + ": it is served by uid " + std::to_string(cred.uid) + " (pid " +
+          std::to_string(cred.pid) + "), not by this user (uid " + std::to_string(::geteuid()) + ") or root";
+    errno = EPERM;
+    return false;
+  }
+  return true;
+}
 
 const char* to_string(RecvStatus s) noexcept {
   switch (s) {
@@ -77,6 +117,8 @@ int connect_unix(const std::string& path, int timeout_ms, std::string& err) {
     err = "socket path too long: " + path;
     return -1;
   }
+  // Whoever owns the directory can put any socket at this path; whoever answers must be us or root.
+  if (!trusted_socket_dir(path, err)) return -1;
   int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   if (fd < 0) {
     err = std::string("socket(): ") + std::strerror(errno);
@@ -100,6 +142,12 @@ int connect_unix(const std::string& path, int timeout_ms, std::string& err) {
   if (rc < 0) {
     err = "cannot connect to " + path + ": " + std::strerror(errno);
     ::close(fd);
+    return -1;
+  }
+  if (!trusted_peer(fd, path, err)) {
+    const int e = errno;
+    ::close(fd);
+    errno = e;
     return -1;
   }
   // Back to blocking, with a receive timeout so a stuck peer cannot hang a client forever.

@@ -15,7 +15,9 @@ Error bad(const std::string& msg) { return make_error(Errc::invalid_argument, ms
 // Reads {"params": {"k": "v" or number}} into a ParamList; errors name the key.
 Status read_params(const json& req, bool required, policy::ParamList& out) {
   auto it = req.find("params");
-  if (it == req.end()) return required ? Status(bad("field 'params' (an object of NAME: VALUE) is required")) : Status();
+  if (it == req.end()) {
+    return required ? Status(bad("field 'params' (an object of NAME: VALUE) is required")) : Status();
+  }
   if (!it->is_object()) return bad("field 'params' must be an object");
   for (const auto& [k, v] : it->items()) {
     if (v.is_string()) {

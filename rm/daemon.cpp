@@ -30,6 +30,8 @@ double Daemon::now() const {
 
 Status Daemon::start() {
   raise_fd_limit();
+  // Before anything else starts (guard, cgroups): a directory we must not serve in is one error line.
+  if (auto st = prepare_socket_dir(); !st) return st;
   auto topo = Topology::load(cfg_.cpus, cfg_.synthetic_topology);
   if (!topo) return topo.error();
   topo_ = std::move(*topo);

@@ -65,6 +65,7 @@ class Daemon {
 
   // server.cpp
   Status open_socket();
+  Status prepare_socket_dir() const;
   void on_accept();
   void on_readable(Conn& c);
   void on_writable(Conn& c);

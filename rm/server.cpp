@@ -24,23 +24,57 @@ void Daemon::watch(int fd, std::uint32_t events) {
   if (::epoll_ctl(epfd_, EPOLL_CTL_MOD, fd, &ev) != 0) ::epoll_ctl(epfd_, EPOLL_CTL_ADD, fd, &ev);
 }
 
+Status Daemon::prepare_socket_dir() const {
+  // Whoever owns the socket's directory can replace the socket with one of their own and impersonate the
+  // RM to every client (the non-root default /tmp/cosched-<uid>/ can be created by anyone first). So the
+  // directory is created 0700 (0710 and the group's with --socket-group, so members can reach the socket),
+  // and an existing one must be ours or root's and writable by no one else unless sticky (/tmp).
+  auto dir = std::filesystem::path(cfg_.socket).parent_path();
+  if (dir.empty()) dir = ".";
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0) {
+    std::error_code ec;
+    if (dir.has_parent_path()) std::filesystem::create_directories(dir.parent_path(), ec);
+    const mode_t mode = cfg_.socket_group.empty() ? 0700 : 0710;
+    if (::mkdir(dir.c_str(), mode) != 0 && errno != EEXIST) {
+      return make_error(Errc::io_error, "cannot create " + dir.string() + ": " + std::strerror(errno));
+    }
+    if (::stat(dir.c_str(), &st) != 0) {
+      return make_error(Errc::io_error, "cannot create " + dir.string() + ": " + std::strerror(errno));
+    }
+    if (!cfg_.socket_group.empty() && st.st_uid == ::geteuid()) {
+      if (group* g = ::getgrnam(cfg_.socket_group.c_str()); g != nullptr) {
+        (void)::chown(dir.c_str(), static_cast<uid_t>(-1), g->gr_gid);  // best effort: the socket is chowned too
+      }
+    }
+  }
+  if (!S_ISDIR(st.st_mode)) {
+    return make_error(Errc::invalid_argument, dir.string() + " (the socket's directory) is not a directory");
+  }
+  if (st.st_uid != ::geteuid() && st.st_uid != 0) {
+    return make_error(Errc::permission_denied,
+                      dir.string() + " (the socket's directory) belongs to uid " + std::to_string(st.st_uid) +
+                          ", not to this user (uid " + std::to_string(::geteuid()) +
+                          ") or root: another user could impersonate the RM there; remove it or choose --socket");
+  }
+  if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0 && (st.st_mode & S_ISVTX) == 0) {
+    return make_error(Errc::permission_denied,
+                      dir.string() + " (the socket's directory) is writable by other users and not sticky: another "
+                                     "user could replace the socket; chmod go-w it or choose --socket");
+  }
+  return {};
+}
+
 Status Daemon::open_socket() {
   const std::string& path = cfg_.socket;
   sockaddr_un addr{};
   if (path.size() >= sizeof addr.sun_path) return make_error(Errc::invalid_argument, "socket path too long: " + path);
-  std::error_code ec;
-  auto dir = std::filesystem::path(path).parent_path();
-  if (!dir.empty() && !std::filesystem::exists(dir)) {
-    std::filesystem::create_directories(dir, ec);
-    if (ec) return make_error(Errc::io_error, "cannot create " + dir.string() + ": " + ec.message());
-    ::chmod(dir.c_str(), 0755);
-  }
   // A socket file that nobody answers on is a leftover of a dead RM; one that answers is a live RM.
   if (std::filesystem::exists(path)) {
     std::string err;
     int probe = wire::connect_unix(path, 200, err);
-    if (probe >= 0) {
-      ::close(probe);
+    if (probe >= 0 || errno == EPERM) {
+      if (probe >= 0) ::close(probe);
       return make_error(Errc::invalid_argument, "another cosched-rm is already serving " + path);
     }
     ::unlink(path.c_str());
@@ -99,8 +133,9 @@ void Daemon::on_accept() {
     c.gid = cred.gid;
     c.progress_at = now();
     if (!authorised(c)) {
-      COSCHED_THROTTLED(peer_log_, rm, warn, "refused connection from pid {} uid {}: only uid {} or root may use this RM",
-                        c.pid, c.uid, ::geteuid());
+      COSCHED_THROTTLED(peer_log_, rm, warn,
+                        "refused connection from pid {} uid {}: only uid {} or root may use this RM", c.pid, c.uid,
+                        ::geteuid());
       std::string why = "permission denied: uid " + std::to_string(c.uid) + " may not use this resource manager";
       wire::send_frame(fd, proto::MsgType::refused, why.data(), static_cast<std::uint32_t>(why.size()));
       ::close(fd);

@@ -38,7 +38,8 @@ void Daemon::shed_connections() {
   // the loop for ever (100 % CPU). The spare fd makes room to accept each waiting peer, tell it why, and
   // close it; if even that fails, the socket is left out of epoll until a connection closes or a quantum.
   const int err = errno;
-  COSCHED_THROTTLED(accept_log_, rm, warn, "accept: {} ({} connections open): refusing new connections until some close",
+  COSCHED_THROTTLED(accept_log_, rm, warn,
+                    "accept: {} ({} connections open): refusing new connections until some close",
                     std::strerror(err), conns_.size());
   for (int i = 0; i < kShedPerWakeup; ++i) {
     if (spare_fd_ < 0) return pause_accepting();

@@ -73,12 +73,12 @@ std::string with_suppressed(std::string msg, std::uint64_t suppressed);
 #define COSCHED_TRACE(sub, ...) ::cosched::log::logf(::cosched::log::Sub::sub, ::cosched::log::Level::trace, __VA_ARGS__)
 
 // A log line through a Throttle: COSCHED_THROTTLED(throttle, rm, warn, "accept: {}", why).
-#define COSCHED_THROTTLED(throttle, sub, lvl, ...)                                                              \
-  do {                                                                                                        \
-    std::uint64_t cosched_held_ = 0;                                                                          \
-    if (::cosched::log::enabled(::cosched::log::Sub::sub, ::cosched::log::Level::lvl) &&                      \
-        (throttle).allow(::cosched::log::monotonic_seconds(), cosched_held_)) {                               \
-      ::cosched::log::write(::cosched::log::Sub::sub, ::cosched::log::Level::lvl,                             \
-                            ::cosched::log::with_suppressed(fmt::format(__VA_ARGS__), cosched_held_));         \
-    }                                                                                                         \
+#define COSCHED_THROTTLED(throttle, sub, lvl, ...)                                                                \
+  do {                                                                                                            \
+    std::uint64_t cosched_held_ = 0;                                                                              \
+    if (::cosched::log::enabled(::cosched::log::Sub::sub, ::cosched::log::Level::lvl) &&                          \
+        (throttle).allow(::cosched::log::monotonic_seconds(), cosched_held_)) {                                   \
+      ::cosched::log::write(::cosched::log::Sub::sub, ::cosched::log::Level::lvl,                                 \
+                            ::cosched::log::with_suppressed(fmt::format(__VA_ARGS__), cosched_held_));            \
+    }                                                                                                             \
   } while (0)
