@@ -30,6 +30,7 @@ double Daemon::now() const {
 
 Status Daemon::start() {
   raise_fd_limit();
+  raise_priority();
   // Before anything else starts (guard, cgroups): a directory we must not serve in is one error line.
   if (auto st = prepare_socket_dir(); !st) return st;
   auto topo = Topology::load(cfg_.cpus, cfg_.synthetic_topology);
@@ -95,6 +96,20 @@ void Daemon::loop_once(int timeout_ms) {
     if (errno != EINTR) COSCHED_ERROR(rm, "epoll_wait: {}", std::strerror(errno));
     return;
   }
+  // Peers first: a starting job waits for its registration reply (and gives up after its timeout), while
+  // a quantum, a timer or a departure loses nothing by waiting for the rest of this batch.
+  for (int i = 0; i < n; ++i) {
+    int fd = evs[i].data.fd;
+    if (fd == listen_fd_) {
+      on_accept();
+    } else if (auto c = conns_.find(fd); c != conns_.end()) {
+      if (evs[i].events & EPOLLOUT) on_writable(c->second);
+      if (auto again = conns_.find(fd); again != conns_.end() && (evs[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR))) {
+        on_readable(again->second);
+      }
+    }
+  }
+  confine_admitted();
   for (int i = 0; i < n; ++i) {
     int fd = evs[i].data.fd;
     if (fd == signal_fd_) {
@@ -109,15 +124,8 @@ void Daemon::loop_once(int timeout_ms) {
       while (::read(wake_fd_, &ticks, sizeof ticks) > 0) {
       }
       decide(policy::Event::timer, -1);
-    } else if (fd == listen_fd_) {
-      on_accept();
     } else if (auto p = pidfds_.find(fd); p != pidfds_.end()) {
       depart(p->second, "process exited");
-    } else if (auto c = conns_.find(fd); c != conns_.end()) {
-      if (evs[i].events & EPOLLOUT) on_writable(c->second);
-      if (auto again = conns_.find(fd); again != conns_.end() && (evs[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR))) {
-        on_readable(again->second);
-      }
     }
   }
 }

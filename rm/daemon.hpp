@@ -15,6 +15,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "config.hpp"
 #include "ctl_request.hpp"
@@ -76,6 +77,7 @@ class Daemon {
 
   // server_limits.cpp: what keeps a hostile or broken peer from starving the RM
   void raise_fd_limit();
+  void raise_priority();
   void shed_connections();
   void pause_accepting();
   void resume_accepting();
@@ -83,6 +85,7 @@ class Daemon {
 
   // daemon_jobs.cpp
   void handle_register(Conn& c, const wire::Frame& f);
+  void confine_admitted();
   void depart(policy::JobId id, const std::string& why);
   void poll_reports();
   void decide(policy::Event event, policy::JobId subject);
@@ -120,6 +123,7 @@ class Daemon {
   std::map<int, Conn> conns_;                 // by fd
   std::map<policy::JobId, Job> jobs_;         // by id = admission order
   std::map<int, policy::JobId> pidfds_;       // pidfd → job
+  std::vector<policy::JobId> to_confine_;     // admitted in this event batch, confined after its replies
   std::map<policy::JobId, std::deque<WhyEntry>> departed_why_;  // `why` for recently departed jobs
   std::deque<nlohmann::json> recent_decisions_;  // the decision log's latest entries, for `decisions`
   policy::JobId next_id_ = 1;

@@ -94,10 +94,21 @@ void Daemon::handle_register(Conn& c, const wire::Frame& f) {
     depart(id, "registration reply failed");
     return;
   }
-  // After the reply: the job starts with its team size at once and is confined a few ms later.
-  if (auto st = enforcer_->confine(job); !st) {
-    COSCHED_WARN(enforce, "job {}: cannot confine it ({}); it is scheduled by team size only", id, st.error().message);
+  // After the reply, and after every other peer of this event batch: the job starts with its team size at
+  // once, and confinement (a cgroup.procs write waits ~9 ms for an RCU grace period) delays no registration.
+  to_confine_.push_back(id);
+}
+
+void Daemon::confine_admitted() {
+  for (auto id : to_confine_) {
+    auto it = jobs_.find(id);
+    if (it == jobs_.end()) continue;  // already gone
+    if (auto st = enforcer_->confine(it->second); !st) {
+      COSCHED_WARN(enforce, "job {}: cannot confine it ({}); it is scheduled by team size only", id,
+                   st.error().message);
+    }
   }
+  to_confine_.clear();
 }
 
 void Daemon::depart(policy::JobId id, const std::string& why) {

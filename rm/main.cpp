@@ -80,6 +80,10 @@ int main(int argc, char** argv) {
   app.add_option("--quantum-ms", cfg.quantum_ms, "policy quantum in milliseconds")
       ->check(CLI::Range(1, 60000))
       ->capture_default_str();
+  app.add_option("--nice", cfg.nice,
+                 "the RM's niceness (applied when permitted): jobs wait on the RM to register, and it uses little CPU")
+      ->check(CLI::Range(-20, 19))
+      ->capture_default_str();
   app.add_option("--client-timeout-ms", cfg.client_timeout_ms,
                  "drop a connection that leaves a frame half-sent, or sends nothing, for this long (a registered "
                  "job's idle connection is never dropped)")

@@ -99,7 +99,9 @@ Status Daemon::open_socket() {
     ::chmod(path.c_str(), 0600);
   }
   spare_fd_ = ::open("/dev/null", O_RDONLY | O_CLOEXEC);  // see shed_connections()
-  if (::listen(listen_fd_, 128) != 0) return make_error(Errc::io_error, std::string("listen: ") + std::strerror(errno));
+  // Hundreds of jobs may start at once: a short backlog made their connect() fail with EAGAIN. The kernel
+  // caps this at net.core.somaxconn; clients also retry with backoff (wire::connect_unix).
+  if (::listen(listen_fd_, 4096) != 0) return make_error(Errc::io_error, std::string("listen: ") + std::strerror(errno));
   watch(listen_fd_, EPOLLIN);
   return {};
 }
