@@ -101,6 +101,14 @@ void Daemon::handle_ctl(Conn& c, const wire::Frame& f) {
   // The request is typed now; what follows only reads the RM's own state. A library exception there is
   // still one error for this client, never the end of the RM (and of every job's coordination).
   try {
+    if (req->cmd == CtlCmd::decisions) {
+      // The recent decisions (oldest first) with t > since, spliced in as the text they are kept as: how
+      // qsubmit records the decisions of an RM it did not start.
+      c.closing = true;
+      std::string out = R"({"ok":true,"now":)" + json(now()).dump() +
+                        R"(,"decisions":)" + recent_decisions_.since(req->since) + "}";
+      return queue_reply(c, proto::MsgType::ctl_reply, out);
+    }
     reply(answer_ctl(c, *req));
   } catch (const std::exception& e) {
     COSCHED_ERROR(ctl, "pid {}: control request failed: {}", c.pid, e.what());
@@ -117,15 +125,7 @@ json Daemon::answer_ctl(const Conn& c, const CtlRequest& req) {
       COSCHED_INFO(ctl, "shutdown requested by pid {}", c.pid);
       running_ = false;
       return {{"ok", true}};
-    case CtlCmd::decisions: {
-      // The decision log's recent entries (newest last) with t > since: how qsubmit records the decisions of
-      // an RM it did not start.
-      json out = json::array();
-      for (const auto& e : recent_decisions_) {
-        if (e.value("t", 0.0) > req.since) out.push_back(e);
-      }
-      return {{"ok", true}, {"now", now()}, {"decisions", out}};
-    }
+    case CtlCmd::decisions: break;  // answered as text by handle_ctl
     case CtlCmd::policies: {
       json list = json::array();
       for (const auto& p : policy::list_policies()) list.push_back({{"name", p.name}, {"summary", p.summary}});

@@ -18,7 +18,6 @@ namespace {
 constexpr std::size_t kWhyDepth = 32;
 constexpr std::size_t kHistoryDepth = 16;
 constexpr std::size_t kDepartedKept = 256;
-constexpr std::size_t kRecentDecisions = 4096;  // served by the `decisions` control request
 
 int pidfd_open(pid_t pid) { return static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)); }
 
@@ -202,11 +201,14 @@ void Daemon::apply(const policy::Decision& d, policy::Event event, policy::JobId
   auto placed = place(topo_.order(), reqs);
 
   bool changed = false;
+  // The --log file gets every job in every entry; the in-memory history only the jobs this decision changed.
   nlohmann::json jobs_json = nlohmann::json::array();
+  nlohmann::json changes_json = nlohmann::json::array();
   for (const auto& r : reqs) {
     Job& j = jobs_.at(r.id);
     const CpuSet& cpus = placed.at(r.id);
     const auto* a = by_id.count(r.id) != 0 ? by_id.at(r.id) : nullptr;
+    bool restated = a != nullptr && a->state != j.policy_state;
     if (a != nullptr) j.policy_state = a->state;
     bool moved = !(cpus == j.cpus) || r.count != j.allocation;
     if (moved) {
@@ -226,11 +228,13 @@ void Daemon::apply(const policy::Decision& d, policy::Event event, policy::JobId
       remember_why(j, policy::to_string(event), from, r.count, reason);
       COSCHED_INFO(policy, "job {}: {} → {} CPU(s) [{}] ({})", r.id, from, r.count, cpus.to_string(), reason);
     }
-    jobs_json.push_back({{"id", r.id},
-                         {"allocated", r.count},
-                         {"cpus", cpus.to_string()},
-                         {"state", j.policy_state},
-                         {"reason", a != nullptr ? a->reason : ""}});
+    nlohmann::json job_entry = {{"id", r.id},
+                                {"allocated", r.count},
+                                {"cpus", cpus.to_string()},
+                                {"state", j.policy_state},
+                                {"reason", a != nullptr ? a->reason : ""}};
+    if (moved || restated || (a != nullptr && !a->reason.empty())) changes_json.push_back(job_entry);
+    if (log_.is_open()) jobs_json.push_back(std::move(job_entry));
   }
   bool ml_changed = d.may_start != may_start_;
   may_start_ = d.may_start;
@@ -245,11 +249,14 @@ void Daemon::apply(const policy::Decision& d, policy::Event event, policy::JobId
                             {"subject", subject},
                             {"policy", policy_->name()},
                             {"may_start", d.may_start},
-                            {"may_start_reason", d.may_start_reason},
-                            {"jobs", jobs_json}};
-    log_.write(entry);
-    recent_decisions_.push_back(std::move(entry));
-    while (recent_decisions_.size() > kRecentDecisions) recent_decisions_.pop_front();
+                            {"may_start_reason", d.may_start_reason}};
+    if (log_.is_open()) {
+      entry["jobs"] = std::move(jobs_json);
+      log_.write(entry);
+    }
+    entry["jobs"] = std::move(changes_json);
+    recent_decisions_.add(entry["t"].get<double>(),
+                          entry.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
   }
 }
 

@@ -8,8 +8,8 @@ import subprocess
 import time
 import unittest
 
-from harness import (MSG_CTL_REPLY, MSG_CTL_REQUEST, MSG_REFUSED, RmTestCase, frame, raw_connect, read_frame,
-                     wait_for)
+from harness import (MSG_CTL_REPLY, MSG_CTL_REQUEST, MSG_REFUSED, RmTestCase, frame, program, raw_connect,
+                     read_frame, wait_for)
 from test_protocol import assert_idle
 
 
@@ -69,6 +69,25 @@ class Exhaustion(RmTestCase):
         s.close()
         self.assertIn("a frame left half-sent", rm.messages_text())
         self.assertTrue(try_status(rm.socket))
+
+
+class DecisionHistory(RmTestCase):
+    def test_history_keeps_changes_and_the_log_keeps_everything(self):
+        # Each history entry used to list every running job, so one `decisions` reply reached 32 MB.
+        rm = self.start_rm()
+        first = self.start_job([program("amdahl-clang"), "--iterations", "100000", "--work-ms", "10"], rm, request=1)
+        wait_for(lambda: rm.job(first.pid), what="the first job")
+        second = self.start_job([program("amdahl-clang"), "--iterations", "100000", "--work-ms", "10"], rm,
+                                request=1)
+        wait_for(lambda: rm.job(second.pid), what="the second job")
+        second_id = rm.job(second.pid)["id"]
+        history = rm.request({"cmd": "decisions"})["decisions"]
+        arrival = [d for d in history if d["event"] == "arrival" and d["subject"] == second_id]
+        self.assertEqual(len(arrival), 1, history)
+        self.assertEqual([j["id"] for j in arrival[0]["jobs"]], [second_id], "only what changed")
+        logged = wait_for(lambda: [d for d in rm.decisions() if d["event"] == "arrival" and
+                                   d["subject"] == second_id], what="the arrival in the --log file")
+        self.assertEqual(len(logged[0]["jobs"]), 2, "the log file lists every job")
 
 
 if __name__ == "__main__":
