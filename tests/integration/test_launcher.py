@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""cosched-run on programs that cannot be run: one clear error line and the shell's exit status (127: not
+"""Command lines that cannot work. cosched-run on programs that cannot be run: one clear error line and the shell's exit status (127: not
 found, 126: found but not executable). A directory used to abort it (uncaught std::__ios_failure, exit 134),
 also when found on PATH, and a FIFO with the exec bit made it hang."""
 import os
@@ -9,7 +9,7 @@ import subprocess
 import tempfile
 import unittest
 
-from harness import RUN
+from harness import RM, RUN
 
 
 class UnrunnablePrograms(unittest.TestCase):
@@ -55,6 +55,21 @@ class UnrunnablePrograms(unittest.TestCase):
             out.write("#!/bin/sh\nexit 0\n")
         os.chmod(f, stat.S_IRUSR | stat.S_IWUSR)
         self.assert_one_line(self.run_it(f), 126, "Permission denied")
+
+
+class RmCommandLine(unittest.TestCase):
+    def test_empty_cpu_list_is_an_error(self):
+        # `cosched-rm --cpus ''` (an unset shell variable) silently managed every CPU.
+        d = tempfile.mkdtemp(prefix="cosched-rm-cli-")
+        try:
+            for value in ("", " "):
+                r = subprocess.run([RM, "--foreground", "--socket", os.path.join(d, "rm.sock"), "--cpus", value],
+                                   capture_output=True, text=True, timeout=30)
+                self.assertEqual(r.returncode, 2, r.stderr)
+                self.assertEqual(r.stderr.strip(), f"cosched-rm: --cpus '{value}': empty CPU list")
+                self.assertFalse(os.path.exists(os.path.join(d, "rm.sock")))
+        finally:
+            shutil.rmtree(d)
 
 
 if __name__ == "__main__":
