@@ -113,6 +113,7 @@ int run_qsubmit(const Options& options) {
   auto workload = load_workload(load, default_program_lookup());
   if (!workload) return bad_input(workload.error().message);
   for (const auto& w : workload->warnings) std::fprintf(stderr, "qsubmit: skipped: %s\n", w.c_str());
+  for (const auto& n : workload->notes) std::fprintf(stderr, "qsubmit: warning: %s\n", n.c_str());
 
   // A broken install is bad input too: find out before anything starts.
   if (options.rm_mode != RmMode::native && find_executable(cosched_run_path()).empty()) {
@@ -199,6 +200,7 @@ int run_qsubmit(const Options& options) {
   run.jobs = replay.job_records();
   run.ml = replay.ml_samples();
   if (rm) run.unmanaged_jobs = static_cast<int>(replay.unmanaged().size());
+  run.skipped_lines = workload->skipped_lines;
   auto written = results::write_run(out_dir, run);
   progress.finish();
   if (!written) std::fprintf(stderr, "qsubmit: %s\n", written.error().message.c_str());
