@@ -86,6 +86,7 @@ class Daemon {
   // daemon_jobs.cpp
   void handle_register(Conn& c, const wire::Frame& f);
   void confine_admitted();
+  bool track_suspended();  // suspended.cpp: true when a job was stopped or continued since the last call
   void depart(policy::JobId id, const std::string& why);
   void poll_reports();
   void decide(policy::Event event, policy::JobId subject);

@@ -36,7 +36,7 @@ json Daemon::job_json(const Job& j) const {
             {"allocated", j.allocation},
             {"cpus", j.cpus.to_vector()},
             {"cpu_list", j.cpus.to_string()},
-            {"state", j.runnable ? "running" : "stopped"},
+            {"state", j.suspended ? "suspended" : j.runnable ? "running" : "stopped"},
             {"policy_state", j.policy_state},
             {"arrival_s", j.arrival},
             {"regions", j.progress.regions},

@@ -162,6 +162,7 @@ policy::Snapshot Daemon::snapshot(policy::Event event, policy::JobId subject) co
   s.machine = topo_.machine();
   s.jobs.reserve(jobs_.size());
   for (const auto& [id, j] : jobs_) {
+    if (j.suspended) continue;  // stopped by a signal: it cannot use CPUs (suspended.cpp)
     policy::JobView v;
     v.id = id;
     v.request = j.request;
@@ -189,6 +190,7 @@ void Daemon::apply(const policy::Decision& d, policy::Event event, policy::JobId
   for (const auto& a : d.jobs) by_id[a.id] = &a;
   std::vector<PlaceRequest> reqs;
   for (auto& [id, j] : jobs_) {
+    if (j.suspended) continue;  // keeps its allocation and CPU set; placement may lend those CPUs
     auto it = by_id.find(id);
     int want = it != by_id.end() ? it->second->cpus : std::max(j.allocation, 1);
     if (it == by_id.end() || want < 1 || want > ncpu) {
