@@ -48,8 +48,12 @@ std::vector<int> equal_efficiency_shares(const std::vector<JobView>& jobs, int c
     JobId id;
     std::size_t index;
   };
-  auto worse = [](const Candidate& a, const Candidate& b) {
-    if (a.eff_next != b.eff_next) return a.eff_next < b.eff_next;
+  // Efficiencies are compared to 1e-6: Amdahl fits of equally scalable jobs differ in their last bits
+  // (f = 0.99999999 vs 1), and ranking by that noise made the allocations flip at every report and quantum
+  // (cosched-sim: 7.9 M reallocations for 1,000 jobs). Within that, the lowest id first, as before.
+  auto key = [](double e) { return std::llround(e * 1e6); };
+  auto worse = [&key](const Candidate& a, const Candidate& b) {
+    if (key(a.eff_next) != key(b.eff_next)) return key(a.eff_next) < key(b.eff_next);
     return a.id > b.id;  // ties: lowest id first
   };
   std::priority_queue<Candidate, std::vector<Candidate>, decltype(worse)> best(worse);
