@@ -65,11 +65,16 @@ std::vector<int> equal_efficiency_shares(const std::vector<JobView>& jobs, int c
   while (budget > 0 && !best.empty()) {
     Candidate c = best.top();
     best.pop();
-    ++alloc[c.index];
-    --budget;
-    if (alloc[c.index] < std::max(jobs[c.index].request, 1)) {
-      best.push({amdahl_efficiency(f[c.index], alloc[c.index] + 1), c.id, c.index});
-    }
+    // The winner keeps taking CPUs while its next one still ranks first: one heap step per run of CPUs,
+    // not per CPU (a perfectly scalable job takes its whole run at once).
+    const std::size_t i = c.index;
+    const int cap = std::max(jobs[i].request, 1);
+    do {
+      ++alloc[i];
+      --budget;
+      c.eff_next = amdahl_efficiency(f[i], alloc[i] + 1);
+    } while (budget > 0 && alloc[i] < cap && (best.empty() || !worse(c, best.top())));
+    if (alloc[i] < cap) best.push(c);
   }
   return alloc;
 }
