@@ -21,8 +21,7 @@ GOOD = "1 0 -1 10 2 -1 -1 2 -1 -1 1 -1 -1 1 -1 -1 -1 -1\n"
 class WorkloadInputs(unittest.TestCase):
     def setUp(self):
         for p in (SIM, QSUBMIT):
-            if not os.path.exists(p):
-                self.skipTest(f"{p} not built")
+            self.assertTrue(os.path.exists(p), f"{p} not built")
         self.dir = tempfile.mkdtemp(prefix="cosched-inputs-")
         with open(os.path.join(self.dir, "catalog.yaml"), "w") as f:
             f.write('apps:\n  1:\n    name: a\n    command: "true"\n')
