@@ -2,10 +2,13 @@
 
 #include <time.h>
 
+#include <algorithm>
 #include <new>
 
 #include "selfanalyzer/analyzer.hpp"
 #include "selfanalyzer/arena_report.hpp"
+#include "cpu_wait.hpp"
+#include "team_control.hpp"
 #include "tool_state.hpp"
 
 namespace cosched::rt {
@@ -18,11 +21,15 @@ sa::Analyzer* g_analyzer = nullptr;
 // initial-exec: a plain %fs-relative load, not a __tls_get_addr call per region (a dlopen'ed library may
 // use the static TLS surplus glibc reserves for this; one byte here).
 __attribute__((tls_model("initial-exec"))) thread_local bool tl_measuring_thread = false;
+// The team measure_region was told for the region now beginning (0: none pending); checked against the
+// team libomp formed by measure_team_formed.
+__attribute__((tls_model("initial-exec"))) thread_local int tl_expected_team = 0;
 
 std::uint64_t g_published_seq = 0;
 proto::Phase g_published_phase = proto::Phase::none;
 std::uint32_t g_seen_stops = 0;
 std::uint32_t g_seen_baseline = 0;
+int g_default_baseline = 1;  // COSCHED_BASELINE
 bool g_seen_no_baseline = false;
 
 inline std::uint64_t now_ns() noexcept {
@@ -48,8 +55,12 @@ inline void follow_rm() noexcept {
     g_seen_no_baseline = no_baseline;
     g_analyzer->set_baseline_enabled(!no_baseline);
   }
+  // The baseline is never below the smallest team cosched may give (2 unless the job is malleable): a
+  // baseline at 1 CPU then needs the RM to narrow the job's CPUs, since its team may not shrink to 1.
   std::uint32_t base = rm.baseline_cpus.load(std::memory_order_relaxed);
-  if (base != g_seen_baseline && base <= static_cast<std::uint32_t>(proto::kMaxCpus)) {
+  if (base == 0 || base > static_cast<std::uint32_t>(proto::kMaxCpus)) base = static_cast<std::uint32_t>(g_default_baseline);
+  base = std::max(base, static_cast<std::uint32_t>(team_floor()));
+  if (base != g_seen_baseline) {
     g_seen_baseline = base;
     g_analyzer->set_baseline_cpus(static_cast<int>(base));
   }
@@ -60,6 +71,10 @@ inline void follow_rm() noexcept {
 inline void publish() noexcept {
   auto& job = g_arena->job;
   job.iterations.store(g_analyzer->iterations(), std::memory_order_relaxed);
+  job.restart_reason.store(static_cast<std::uint32_t>(g_analyzer->last_restart()), std::memory_order_relaxed);
+  job.restarts.store(g_analyzer->restarts(), std::memory_order_relaxed);
+  job.cpu_wait.store(g_analyzer->last_cpu_wait(), std::memory_order_relaxed);
+  job.contaminated.store(g_analyzer->contaminated(), std::memory_order_relaxed);
   proto::Phase phase = g_analyzer->phase();
   std::uint64_t seq = g_analyzer->report_seq();
   if (seq == g_published_seq && phase == g_published_phase) return;
@@ -85,9 +100,13 @@ void measure_init(const Options& opt, proto::Arena* arena) {
   c.baseline_iterations = opt.baseline_iterations;
   c.max_period = opt.max_period;
   c.min_report_interval_s = 0.005;
-  c.min_sample_s = 0.0005;
+  // Samples of at least 2 ms: the outside-load check reads one schedstat file per thread per sample.
+  c.min_sample_s = 0.002;
   alignas(sa::Analyzer) static unsigned char storage[sizeof(sa::Analyzer)];
   g_analyzer = new (storage) sa::Analyzer(c);  // sizes its arrays now; nothing allocates later
+  g_default_baseline = c.baseline_cpus;
+  cpu_wait_add_self();
+  g_analyzer->set_wait_source(&cpu_wait_ns);
   g_arena = arena;
   g_seen_stops = arena->rm.stops.load(std::memory_order_relaxed);
   tl_measuring_thread = true;
@@ -95,20 +114,33 @@ void measure_init(const Options& opt, proto::Arena* arena) {
   publish();
 }
 
-int measure_team_peek(int granted) noexcept {
-  return tl_measuring_thread ? g_analyzer->team_for(granted) : granted;
+int measure_wanted_peek(int granted) noexcept {
+  return g_analyzer != nullptr ? g_analyzer->team_for(granted) : granted;
 }
 
-int measure_region(std::uintptr_t region_id, int granted) noexcept {
+int measure_wanted(int granted) noexcept {
   if (!tl_measuring_thread) return granted;
   follow_rm();
-  const int team = g_analyzer->team_for(granted);
-  g_analyzer->on_region(static_cast<std::uint64_t>(region_id), team, &now_ns);
-  auto& job = g_arena->job;
-  job.regions.store(g_analyzer->regions(), std::memory_order_relaxed);
-  job.last_team.store(team, std::memory_order_relaxed);
+  return g_analyzer->team_for(granted);
+}
+
+void measure_region(std::uintptr_t region_id, int team, int granted) noexcept {
+  if (!tl_measuring_thread) return;
+  tl_expected_team = team;
+  cpu_wait_set_oversubscribed(team > granted);
+  g_analyzer->on_region(static_cast<std::uint64_t>(region_id), std::min(team, std::max(granted, 1)), &now_ns);
+  g_arena->job.regions.store(g_analyzer->regions(), std::memory_order_relaxed);
   publish();
-  return team;
+}
+
+void measure_team_formed(int actual) noexcept {
+  if (tl_expected_team == 0) return;  // not the master of an outermost region this thread began
+  if (actual != tl_expected_team) {
+    g_analyzer->discard_iteration();  // rule 5: never measure a team that did not run
+    g_arena->job.team_mismatches.fetch_add(1, std::memory_order_relaxed);
+  }
+  tl_expected_team = 0;
+  g_arena->job.last_team.store(actual, std::memory_order_relaxed);
 }
 
 void measure_summary() noexcept {
@@ -131,13 +163,15 @@ void measure_summary() noexcept {
 void measure_iteration_begin(long id) noexcept {
   if (!tl_measuring_thread) return;
   follow_rm();
-  g_analyzer->on_iteration_begin(id, now_ns(), g_analyzer->team_for(granted_team()));
+  const int granted = granted_team();
+  g_analyzer->on_iteration_begin(id, now_ns(), std::min(g_analyzer->team_for(granted), std::max(granted, 1)));
   publish();
 }
 
 void measure_iteration_end(long id) noexcept {
   if (!tl_measuring_thread) return;
-  g_analyzer->on_iteration_end(id, now_ns(), g_analyzer->team_for(granted_team()));
+  const int granted = granted_team();
+  g_analyzer->on_iteration_end(id, now_ns(), std::min(g_analyzer->team_for(granted), std::max(granted, 1)));
   publish();
 }
 

@@ -11,13 +11,21 @@ namespace cosched::rt {
 
 void measure_init(const Options& opt, proto::Arena* arena);
 
-// An outermost region begins (hot path): feeds the SelfAnalyzer and returns the team size to use given the
-// RM's grant (the baseline allocation during the SelfAnalyzer's baseline phase). Threads other than the
-// measured one get `granted` back untouched.
-int measure_region(std::uintptr_t region_id, int granted) noexcept;
+// An outermost region begins (hot path), step 1: follows what the RM changed and returns the team the
+// SelfAnalyzer wants given the RM's grant (the baseline allocation during its baseline phase). Threads
+// other than the measured one get `granted` back untouched.
+int measure_wanted(int granted) noexcept;
 
-// The team measure_region would choose for the next region given `granted`, without feeding anything.
-int measure_team_peek(int granted) noexcept;
+// The same without following the RM (any thread; what a malleable program's read of the team size sees).
+int measure_wanted_peek(int granted) noexcept;
+
+// Step 2: feeds the SelfAnalyzer with the region and the CPUs its team can use: min(team, granted CPUs)
+// (a team of 2 sharing 1 CPU is measured as 1 CPU). `team` is the team libomp will form.
+void measure_region(std::uintptr_t region_id, int team, int granted) noexcept;
+
+// Step 3, from the master's implicit-task-begin callback: the team libomp actually formed (OMPT). Stored
+// for the RM; an iteration whose team differs from the one measure_region was told is not a clean sample.
+void measure_team_formed(int actual) noexcept;
 
 // One summary line on stderr at program end when COSCHED_DEBUG=1: what the SelfAnalyzer saw.
 void measure_summary() noexcept;

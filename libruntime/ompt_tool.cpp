@@ -1,47 +1,55 @@
 // libcosched's OMPT tool: the entry point libomp calls (ompt_start_tool) and the callbacks.
 //
-// The one hot path is on_parallel_begin for an outermost region: it reads the granted team size from the
-// arena and sets the team with omp_set_num_threads (libomp sizes the region that is beginning after this
-// callback returns — see docs/architecture.md), feeds the SelfAnalyzer, and publishes counters. It makes no
-// syscall (clock_gettime is served by the vDSO), takes no lock and allocates nothing.
+// The one hot path is on_parallel_begin for an outermost region: it reads the granted CPUs from the arena,
+// lets the SelfAnalyzer say what it wants (the baseline, or the grant), lets team_control choose the team
+// the program's guarantees allow and set it (libomp sizes the region that is beginning after this callback
+// returns — see docs/architecture.md), and feeds the SelfAnalyzer. It makes no syscall (clock_gettime is
+// served by the vDSO), takes no lock and allocates nothing.
 #include <omp-tools.h>
 #include <omp.h>
 
 #include <cstring>
 
+#include "cpu_wait.hpp"
 #include "measure.hpp"
 #include "options.hpp"
 #include "rm_client.hpp"
+#include "team_control.hpp"
 #include "tool_state.hpp"
 
-// Weak: the OpenMP runtime that loaded us provides them. Weak references let a non-OpenMP program link
+// Weak: the OpenMP runtime that loaded us provides it. Weak references let a non-OpenMP program link
 // libcosched (explicit API only) without an OpenMP runtime; the callbacks below only ever run under libomp.
 #pragma weak omp_get_level
-#pragma weak omp_set_num_threads
 
 namespace cosched::rt {
 namespace {
 
-// The team size this thread last asked libomp for; avoids calling omp_set_num_threads when nothing changed
-// (shrinking the hot team releases threads, which is not free).
-__attribute__((tls_model("initial-exec"))) thread_local int tl_last_team = 0;
 bool g_debug = false;  // COSCHED_DEBUG=1: a summary of the measurement at program end
 
 void on_parallel_begin(ompt_data_t* /*encountering_task*/, const ompt_frame_t* /*frame*/,
                        ompt_data_t* /*parallel_data*/, unsigned int /*requested*/, int /*flags*/,
                        const void* codeptr_ra) {
   if (omp_get_level() != 0) return;  // nested regions keep what the outer team decided
-  const int team = measure_region(reinterpret_cast<std::uintptr_t>(codeptr_ra), granted_team());
-  if (team != tl_last_team) {
-    omp_set_num_threads(team);
-    tl_last_team = team;
-  }
+  const int granted = granted_team();
+  const int team = team_for_region(measure_wanted(granted));
+  measure_region(reinterpret_cast<std::uintptr_t>(codeptr_ra), team, granted);
+}
+
+// The master of a team that just formed learns its real size (rule 5: measure the team that ran). Workers
+// and nested teams return at the first test.
+void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t* /*parallel_data*/, ompt_data_t* /*task_data*/,
+                      unsigned int actual_parallelism, unsigned int index, int flags) {
+  if (index != 0 || endpoint != ompt_scope_begin || (flags & ompt_task_initial) != 0) return;
+  measure_team_formed(static_cast<int>(actual_parallelism));
 }
 
 void on_thread_begin(ompt_thread_t type, ompt_data_t* /*thread_data*/) {
   // libomp resets the affinity of threads it creates; under the affinity backend the job applies the RM's
   // mask itself (one syscall per new thread, not per region).
-  if (type == ompt_thread_worker) apply_arena_mask_to_self();
+  if (type == ompt_thread_worker) {
+    apply_arena_mask_to_self();
+    cpu_wait_add_self();  // its run-queue delay joins the outside-load check
+  }
 }
 
 int tool_initialize(ompt_function_lookup_t lookup, int /*initial_device_num*/, ompt_data_t* /*tool_data*/) {
@@ -49,10 +57,12 @@ int tool_initialize(ompt_function_lookup_t lookup, int /*initial_device_num*/, o
   if (opt.disabled) return 0;
   g_debug = opt.debug;
   if (!rm_register(opt, false)) return 0;  // native: deactivate the tool entirely
+  team_init(opt, reinterpret_cast<void*>(lookup));
   measure_init(opt, g_tool.arena);
   auto set_callback = reinterpret_cast<ompt_set_callback_t>(lookup("ompt_set_callback"));
   if (set_callback == nullptr) return 0;
   set_callback(ompt_callback_parallel_begin, reinterpret_cast<ompt_callback_t>(&on_parallel_begin));
+  set_callback(ompt_callback_implicit_task, reinterpret_cast<ompt_callback_t>(&on_implicit_task));
   set_callback(ompt_callback_thread_begin, reinterpret_cast<ompt_callback_t>(&on_thread_begin));
   rm_start_watcher();
   return 1;

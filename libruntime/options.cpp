@@ -56,6 +56,15 @@ Options read_options() {
   o.baseline_cpus = env_int("COSCHED_BASELINE", o.baseline_cpus);
   o.baseline_iterations = env_int("COSCHED_BASELINE_ITERATIONS", o.baseline_iterations);
   o.max_period = env_int("COSCHED_MAX_PERIOD", o.max_period);
+  if (const char* t = std::getenv("COSCHED_TEAM"); t != nullptr) {
+    if (std::strcmp(t, "malleable") == 0) {
+      o.team = TeamOption::malleable;
+    } else if (std::strcmp(t, "fixed") == 0) {
+      o.team = TeamOption::fixed;
+    } else if (std::strcmp(t, "automatic") != 0 && *t != '\0') {
+      warn(o.quiet, "COSCHED_TEAM=%s is not one of automatic, malleable, fixed; using automatic", t);
+    }
+  }
   if (const char* m = std::getenv("COSCHED_MEASURE"); m != nullptr && std::strcmp(m, "0") == 0) o.measure = false;
   return o;
 }

@@ -5,6 +5,11 @@
 
 namespace cosched::rt {
 
+// COSCHED_TEAM: who decides team sizes (docs/usage.md). automatic: cosched resizes only regions where no
+// guarantee is at stake; malleable: the program adapts to any team size (cosched-run --malleable; also
+// OMP_DYNAMIC=true); fixed: never resize, only the job's CPUs change (cosched-run --fixed-team).
+enum class TeamOption { automatic, malleable, fixed };
+
 struct Options {
   std::string socket;         // COSCHED_SOCKET, else the default path
   int request = 0;            // COSCHED_REQUEST, else OMP_NUM_THREADS, else the CPUs we may run on
@@ -13,11 +18,12 @@ struct Options {
   bool disabled = false;      // COSCHED_DISABLE=1: the tool does nothing at all
   int baseline_cpus = 1;      // COSCHED_BASELINE (SelfAnalyzer baseline allocation)
   int baseline_iterations = 3;  // COSCHED_BASELINE_ITERATIONS
-  // COSCHED_MAX_PERIOD: longest period (regions per iteration) the detector searches. 128 covers codes
-  // with one parallel loop per vector operation (NPB CG: 79 regions per iteration); the per-region cost
-  // grows with it (docs/performance.md).
-  int max_period = 128;
+  // COSCHED_MAX_PERIOD: longest period (regions per iteration) the detector searches. Real applications run
+  // hundreds of regions per time step (a hydrodynamics proxy: about 490); the per-region cost does not grow
+  // with it, only the detector's memory (about 40 bytes per lag, docs/performance.md).
+  int max_period = 1024;
   bool debug = false;         // COSCHED_DEBUG=1: measurement summary at program end
+  TeamOption team = TeamOption::automatic;  // COSCHED_TEAM=automatic|malleable|fixed
   bool measure = true;        // COSCHED_MEASURE=0: no SelfAnalyzer (team sizes only, no reports)
 };
 

@@ -137,7 +137,7 @@ Result<SpeedupModel> to_speedup(const Ctx& ctx, const YAML::Node& n, const std::
 
 Result<App> to_app(const Ctx& ctx, const YAML::Node& n, const std::string& path, std::int64_t executable) {
   if (!n.IsMap()) return ctx.fail(n, path, "expected a map with name, command, ...");
-  if (auto s = check_keys(ctx, n, path, {"name", "command", "class", "speedup", "iteration_s"}); !s) {
+  if (auto s = check_keys(ctx, n, path, {"name", "command", "class", "speedup", "iteration_s", "team"}); !s) {
     return s.error();
   }
   App app;
@@ -176,6 +176,16 @@ Result<App> to_app(const Ctx& ctx, const YAML::Node& n, const std::string& path,
     if (!v) return v.error();
     if (*v <= 0) return ctx.fail(it, path + ".iteration_s", quoted(it) + " is not positive");
     app.iteration_s = *v;
+  }
+  if (const YAML::Node t = n["team"]) {
+    // Who decides the team sizes of real runs (docs/usage.md): a program known to adapt to any team size
+    // may be declared malleable; one that caches sizes in ways cosched cannot see, fixed.
+    auto mode = to_text(ctx, t, path + ".team");
+    if (!mode) return mode.error();
+    if (*mode != "automatic" && *mode != "malleable" && *mode != "fixed") {
+      return ctx.fail(t, path + ".team", quoted(t) + " is not one of automatic, malleable, fixed");
+    }
+    app.team = *mode == "automatic" ? "" : *mode;
   }
   if (app.command.empty() && !app.speedup) {
     return ctx.fail(n, path, "needs a command (real runs) or a speedup model (simulation)");

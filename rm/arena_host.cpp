@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cerrno>
 #include <cstring>
 #include <new>
@@ -112,6 +113,15 @@ ArenaProgress ArenaHost::read_progress() const {
   p.regions = j.regions.load(std::memory_order_relaxed);
   p.iterations = j.iterations.load(std::memory_order_relaxed);
   p.last_team = std::clamp(j.last_team.load(std::memory_order_relaxed), 0, proto::kMaxCpus);
+  const auto mode = static_cast<std::uint32_t>(j.team_mode.load(std::memory_order_relaxed));
+  p.team_mode = mode <= proto::kTeamModeMax ? static_cast<proto::TeamMode>(mode) : proto::TeamMode::unknown;
+  p.team_mismatches = j.team_mismatches.load(std::memory_order_relaxed);
+  p.restarts = j.restarts.load(std::memory_order_relaxed);
+  const double wait = j.cpu_wait.load(std::memory_order_relaxed);
+  p.cpu_wait = std::isfinite(wait) && wait >= 0 && wait <= 64 ? wait : -1;  // a job may write anything
+  p.contaminated = j.contaminated.load(std::memory_order_relaxed);
+  const auto why = j.restart_reason.load(std::memory_order_relaxed);
+  p.restart_reason = why <= proto::kMeasureRestartMax ? static_cast<proto::MeasureRestart>(why) : proto::MeasureRestart::none;
   p.period = std::clamp(j.period.load(std::memory_order_relaxed), 0, 1 << 20);
   auto ph = j.phase.load(std::memory_order_relaxed);
   p.phase = ph <= static_cast<std::uint32_t>(proto::Phase::measuring) ? static_cast<proto::Phase>(ph) : proto::Phase::none;

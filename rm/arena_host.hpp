@@ -18,7 +18,13 @@ namespace cosched::rm {
 struct ArenaProgress {
   std::uint64_t regions = 0;
   std::uint64_t iterations = 0;
-  int last_team = 0;
+  int last_team = 0;          // team libomp formed for the last outermost region (0: none yet)
+  proto::TeamMode team_mode = proto::TeamMode::unknown;
+  std::uint64_t team_mismatches = 0;  // regions whose formed team differed from the one libcosched chose
+  std::uint32_t restarts = 0;         // times the SelfAnalyzer started its measurement over
+  proto::MeasureRestart restart_reason = proto::MeasureRestart::none;
+  double cpu_wait = -1;               // share of thread time spent waiting for a CPU in the last sample
+  std::uint64_t contaminated = 0;     // samples the job discarded for outside load
   int period = 0;
   proto::Phase phase = proto::Phase::none;
 };

@@ -93,6 +93,7 @@ class Daemon {
   policy::Snapshot snapshot(policy::Event event, policy::JobId subject) const;
   void apply(const policy::Decision& d, policy::Event event, policy::JobId subject);
   void remember_why(Job& j, const std::string& event, int from, int to, const std::string& reason);
+  void note_team(Job& j, const ArenaProgress& p);
   [[nodiscard]] bool baseline_wanted() const;
 
   // daemon_ctl.cpp

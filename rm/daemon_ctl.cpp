@@ -42,6 +42,14 @@ json Daemon::job_json(const Job& j) const {
             {"regions", j.progress.regions},
             {"iterations", j.progress.iterations},
             {"team", j.progress.last_team},
+            {"team_mode", proto::team_mode_name(j.progress.team_mode)},
+            {"resizable", j.progress.team_mode == proto::TeamMode::resizable ||
+                              j.progress.team_mode == proto::TeamMode::malleable},
+            {"team_mismatches", j.progress.team_mismatches},
+            {"measurement_restarts", j.progress.restarts},
+            {"restart_reason", proto::measure_restart_name(j.progress.restart_reason)},
+            {"cpu_wait", j.progress.cpu_wait >= 0 ? json(j.progress.cpu_wait) : json(nullptr)},
+            {"contaminated_samples", j.progress.contaminated},
             {"phase", phase_name(j.progress.phase)},
             {"period", j.progress.period}};
   // The same keys for every job, null until the first report (and amdahl_f while no fit exists), so that

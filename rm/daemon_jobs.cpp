@@ -133,7 +133,7 @@ void Daemon::depart(policy::JobId id, const std::string& why) {
 void Daemon::poll_reports() {
   std::vector<policy::JobId> fresh;
   for (auto& [id, j] : jobs_) {
-    j.progress = j.arena->read_progress();
+    note_team(j, j.arena->read_progress());
     auto r = j.arena->read_report();
     if (!r.present || r.seq == j.perf.seq) continue;
     if (!r.valid) {
@@ -169,6 +169,7 @@ policy::Snapshot Daemon::snapshot(policy::Event event, policy::JobId subject) co
     v.allocation = j.allocation;
     v.runnable = j.runnable;
     v.arrival = j.arrival;
+    v.analyzing = j.progress.phase == proto::Phase::baseline || j.progress.phase == proto::Phase::measuring;
     v.perf = j.perf;
     if (!j.perf.valid) v.perf = policy::Perf{};  // a rejected first report is no report
     v.history = j.history;
@@ -210,9 +211,16 @@ void Daemon::apply(const policy::Decision& d, policy::Event event, policy::JobId
     Job& j = jobs_.at(r.id);
     const CpuSet& cpus = placed.at(r.id);
     const auto* a = by_id.count(r.id) != 0 ? by_id.at(r.id) : nullptr;
-    bool restated = a != nullptr && a->state != j.policy_state;
+    const std::string state_before = j.policy_state;
+    const bool restated = a != nullptr && a->state != state_before;
     if (a != nullptr) j.policy_state = a->state;
     bool moved = !(cpus == j.cpus) || r.count != j.allocation;
+    if (!moved && j.policy_state != state_before && !state_before.empty()) {
+      // A state change without a new allocation (e.g. PDPA's INC waiting for CPUs) is a decision too: `why`
+      // lists it, as the decision log does.
+      remember_why(j, policy::to_string(event), j.allocation, j.allocation,
+                   a != nullptr && !a->reason.empty() ? a->reason : state_before + " → " + j.policy_state);
+    }
     if (moved) {
       changed = true;
       int from = j.allocation;
@@ -266,6 +274,32 @@ bool Daemon::baseline_wanted() const {
   if (cfg_.baseline == "always") return true;
   if (cfg_.baseline == "never") return false;
   return policy_->uses_speedup();
+}
+
+// The job's own account of its teams (rule 5 of docs/architecture.md, "Team sizes a program can observe"):
+// a change of team mode, and a formed team that differs from the allocation, each get one `why` line; so
+// does a SelfAnalyzer restart (docs/selfanalyzer.md, "Comparing like with like").
+void Daemon::note_team(Job& j, const ArenaProgress& p) {
+  const ArenaProgress before = j.progress;
+  j.progress = p;
+  if (p.team_mode != before.team_mode && p.team_mode != proto::TeamMode::unknown) {
+    const std::string mode = proto::team_mode_name(p.team_mode);
+    COSCHED_INFO(rm, "job {}: team {}", j.id, mode);
+    remember_why(j, "team", j.allocation, j.allocation, "team " + mode);
+  }
+  if (p.restarts > before.restarts) {
+    remember_why(j, "measurement", j.allocation, j.allocation,
+                 std::string("measurement restarted: ") + proto::measure_restart_name(p.restart_reason));
+  }
+  const bool differs = p.last_team > 0 && p.last_team != j.allocation;
+  if (differs != j.team_differs) {
+    j.team_differs = differs;
+    if (differs) {
+      remember_why(j, "team", j.allocation, j.allocation,
+                   "formed team " + std::to_string(p.last_team) + " differs from the " + std::to_string(j.allocation) +
+                       " CPU(s) granted (" + proto::team_mode_name(p.team_mode) + ")");
+    }
+  }
 }
 
 void Daemon::remember_why(Job& j, const std::string& event, int from, int to, const std::string& reason) {

@@ -53,6 +53,7 @@ struct Job {
   std::vector<policy::HistoryEntry> history;
   ArenaProgress progress;
   std::uint64_t regions_seen = 0;  // progress.regions at the previous quantum (suspension check)
+  bool team_differs = false;  // the formed team differs from the allocation (noted once in `why` per change)
 
   std::deque<WhyEntry> why;   // most recent last, bounded
 };

@@ -25,7 +25,7 @@ void Analyzer::set_baseline_enabled(bool on) noexcept {
   if (!on && phase_ == Phase::baseline) {
     phase_ = Phase::measuring;  // the baseline samples at hand become measurements at that team size
   } else if (on && phase_ == Phase::measuring && !has_baseline_) {
-    restart_measurement();
+    restart_measurement(proto::MeasureRestart::none);
   } else if (!on && suspended_ == Phase::baseline) {
     suspended_ = Phase::measuring;
   }
@@ -48,8 +48,9 @@ void Analyzer::on_region_at(std::uint64_t region_id, int team, ClockFn now, std:
         ++iterations_;
       } else {
         if (now != nullptr) t_ns = now();
-        close_iteration(t_ns);
-        open_iteration(t_ns);
+        const std::uint64_t wait_ns = read_wait();
+        close_iteration(t_ns, wait_ns);
+        open_iteration(t_ns, wait_ns);
       }
     }
   }
@@ -64,22 +65,23 @@ void Analyzer::on_iteration_begin(long id, std::uint64_t t_ns, int team) noexcep
     detector_.reset();
     iter_open_ = false;
   }
+  const std::uint64_t wait_ns = read_wait();
   if (iter_open_) {
     if (id != explicit_id_) return;  // a loop nested in the measured one
-    close_iteration(t_ns);           // begin without end: measure begin to begin
+    close_iteration(t_ns, wait_ns);  // begin without end: measure begin to begin
   }
   if (!explicit_known_ || id != explicit_id_) {
     explicit_known_ = true;
     explicit_id_ = id;
   }
-  if (change_.structure_changed(0, static_cast<std::uint64_t>(id))) restart_measurement();
-  open_iteration(t_ns);
+  if (change_.structure_changed(0, static_cast<std::uint64_t>(id))) restart_measurement(proto::MeasureRestart::loop_changed);
+  open_iteration(t_ns, wait_ns);
 }
 
 void Analyzer::on_iteration_end(long id, std::uint64_t t_ns, int team) noexcept {
   if (!explicit_ || !iter_open_ || id != explicit_id_) return;
   if (iter_team_ == 0) iter_team_ = team;  // no parallel region inside: the team is moot
-  close_iteration(t_ns);
+  close_iteration(t_ns, read_wait());
 }
 
 bool Analyzer::report(Report& out) const noexcept {
@@ -101,19 +103,24 @@ void Analyzer::on_lock_changed(int period) noexcept {
     return;
   }
   if (change_.structure_changed(period, detector_.signature())) {
-    restart_measurement();
+    restart_measurement(proto::MeasureRestart::loop_changed);
     return;
   }
   phase_ = suspended_ != Phase::none ? suspended_ : first_phase();
   suspended_ = Phase::none;
 }
 
-void Analyzer::restart_measurement() noexcept {
+void Analyzer::restart_measurement(proto::MeasureRestart why) noexcept {
   // Everything measured describes another loop or another behaviour: start over with a baseline. The
   // last published report stays readable; phase() tells the RM it is no longer current.
+  if (why != proto::MeasureRestart::none && has_baseline_) {
+    ++restarts_;
+    last_restart_ = why;
+  }
   phase_ = first_phase();
   suspended_ = Phase::none;
-  window_.clear();
+  clear_window();
+  baseline_load_ = -1;
   window_team_ = 0;
   history_.clear();
   has_baseline_ = false;
@@ -126,8 +133,9 @@ void Analyzer::restart_measurement() noexcept {
 
 // --- iterations ------------------------------------------------------------------------------------
 
-void Analyzer::open_iteration(std::uint64_t t_ns) noexcept {
+void Analyzer::open_iteration(std::uint64_t t_ns, std::uint64_t wait_ns) noexcept {
   iter_open_ = true;
+  iter_wait_start_ = wait_ns;
   iter_span_ = 1;
   iter_dirty_ = false;
   iter_team_ = 0;
@@ -143,7 +151,44 @@ void Analyzer::note_region(int team, bool team_changed) noexcept {
   if (iter_team_ == 0) iter_team_ = team;
 }
 
-void Analyzer::close_iteration(std::uint64_t t_ns) noexcept {
+// Outside load: the share of the sample's thread time (elapsed × CPUs used) that its threads spent waiting
+// for a CPU. Unknown (no source, an oversubscribed team, a thread that exited) means no verdict.
+// A sample belongs to its window only if it was measured under the window's outside load: its share of
+// waiting within max_wait_fraction of the window's level. Samples taken during a burst are discarded; when
+// several in a row agree on a new level, the load changed for good and a new window starts at that level
+// (and a baseline measured under another load is measured again: publish()).
+bool Analyzer::contaminated_by_load(double elapsed_s, std::uint64_t wait_ns) noexcept {
+  if (wait_ns == kWaitUnknown || iter_wait_start_ == kWaitUnknown || wait_ns < iter_wait_start_ || elapsed_s <= 0 ||
+      iter_team_ < 1) {
+    last_cpu_wait_ = -1;
+    return false;
+  }
+  last_cpu_wait_ = static_cast<double>(wait_ns - iter_wait_start_) * 1e-9 / (elapsed_s * iter_team_);
+  if (window_load_ < 0 || std::fabs(last_cpu_wait_ - window_load_) <= cfg_.max_wait_fraction) {
+    load_shift_ = 0;
+    return false;
+  }
+  const int dir = last_cpu_wait_ > window_load_ ? 1 : -1;
+  load_shift_ = dir == load_shift_dir_ ? load_shift_ + 1 : 1;
+  load_shift_dir_ = dir;
+  if (load_shift_ > cfg_.jump_confirm) {
+    // A lasting new load: the window starts over at its level, with this sample as its first.
+    window_.clear();
+    window_load_ = last_cpu_wait_;
+    load_shift_ = 0;
+    return false;
+  }
+  ++contaminated_;
+  return true;
+}
+
+void Analyzer::clear_window() noexcept {
+  window_.clear();
+  window_load_ = -1;
+  load_shift_ = 0;
+}
+
+void Analyzer::close_iteration(std::uint64_t t_ns, std::uint64_t wait_ns) noexcept {
   if (!iter_open_) return;
   iter_open_ = false;
   ++iterations_;
@@ -160,13 +205,14 @@ void Analyzer::close_iteration(std::uint64_t t_ns) noexcept {
     }
   }
   if (iter_dirty_ || iter_team_ < 1) return;
+  if (contaminated_by_load(elapsed, wait_ns)) return;
   record_sample(iter_team_, elapsed / iter_span_, t_ns);
 }
 
 void Analyzer::record_sample(int team, double seconds, std::uint64_t t_ns) noexcept {
   if (phase_ != Phase::baseline && phase_ != Phase::measuring) return;
   if (team != window_team_) {
-    window_.clear();
+    clear_window();
     window_team_ = team;
     change_.reset_times();
   }
@@ -174,10 +220,14 @@ void Analyzer::record_sample(int team, double seconds, std::uint64_t t_ns) noexc
     case ChangeDetector::TimeVerdict::outlier:
       return;
     case ChangeDetector::TimeVerdict::changed:
-      restart_measurement();
+      restart_measurement(proto::MeasureRestart::time_jump);
       return;
     case ChangeDetector::TimeVerdict::accept:
       break;
+  }
+  if (last_cpu_wait_ >= 0) {  // the window's outside-load level: the mean of its samples'
+    const double k = window_load_ < 0 || window_.size() == 0 ? 0.0 : static_cast<double>(window_.size());
+    window_load_ = window_load_ < 0 ? last_cpu_wait_ : (window_load_ * k + last_cpu_wait_) / (k + 1);
   }
   window_.push(seconds);
   if (phase_ == Phase::baseline) {
@@ -185,6 +235,9 @@ void Analyzer::record_sample(int team, double seconds, std::uint64_t t_ns) noexc
     return;
   }
   if (window_.size() < cfg_.min_report_samples) return;
+  // Data-dependent work: a noisy window waits until it is full before the first report at this team size.
+  const bool first_report_here = report_.seq == 0 || report_.cpus != team;
+  if (first_report_here && window_.spread() > cfg_.noisy_spread && window_.size() < cfg_.window) return;
   // The first report at a team size goes out at once (the RM is waiting for it); later ones are throttled.
   const bool first_at_team = report_.seq == 0 || report_.cpus != team;
   if (first_at_team || static_cast<double>(t_ns - last_publish_ns_) * 1e-9 >= cfg_.min_report_interval_s) {
@@ -198,11 +251,36 @@ void Analyzer::finish_baseline(int team) noexcept {
   baseline_s_ = window_.median();
   baseline_spread_ = window_.spread();
   baseline_team_ = team;
+  baseline_load_ = window_load_;
   phase_ = Phase::measuring;
   // Measuring starts with fresh samples; window_team_ stays, so if P equals the baseline size the next
   // iteration counts at once (no team change, no warm-up).
-  window_.clear();
+  clear_window();
   change_.reset_times();
+}
+
+// Comparing like with like (docs/selfanalyzer.md). At the baseline size the iteration time must be the
+// baseline's: a job whose work changed (another data size after a lost lock, an iteration that drifts)
+// would otherwise be reported with a speedup at one CPU against one CPU. And no efficiency may exceed
+// 1 + the superlinearity margin: such a ratio compares unlike work. Either way the measurement starts
+// over (a fresh baseline) and nothing is reported.
+bool Analyzer::unlike_work(int cpus, double time_s, double efficiency) noexcept {
+  if (has_baseline_ && baseline_load_ >= 0 && window_load_ >= 0 &&
+      std::fabs(window_load_ - baseline_load_) > cfg_.max_wait_fraction) {
+    restart_measurement(proto::MeasureRestart::load_changed);  // the baseline saw another outside load
+    return true;
+  }
+  if (has_baseline_ && cpus == baseline_team_ && time_s > 0) {
+    if (std::fabs(baseline_s_ / time_s - 1.0) > cfg_.same_work_tolerance) {
+      restart_measurement(proto::MeasureRestart::work_changed);
+      return true;
+    }
+  }
+  if (efficiency > 1.0 + cfg_.superlinear_margin) {
+    restart_measurement(proto::MeasureRestart::impossible_speedup);
+    return true;
+  }
+  return false;
 }
 
 void Analyzer::publish() noexcept {
@@ -222,6 +300,7 @@ void Analyzer::publish() noexcept {
   }
   const SpeedupEstimate est = estimate_speedup(ref_cpus, ref_s, cpus, time_s, last_fitted_f_);
   if (est.status == FitStatus::invalid) return;
+  if (unlike_work(cpus, time_s, est.efficiency)) return;
   if (est.status == FitStatus::measured || est.status == FitStatus::clamped) last_fitted_f_ = est.f;
 
   report_.speedup = est.speedup;
@@ -233,6 +312,7 @@ void Analyzer::publish() noexcept {
   report_.period = period();
   report_.samples = window_.size();
   report_.baseline_team = baseline_team_;
+  report_.cpu_wait = last_cpu_wait_;
   // Unknown only when f was assumed without any earlier fit to borrow from.
   const bool f_known = est.status != FitStatus::assumed || std::isfinite(last_fitted_f_);
   report_.amdahl_f = f_known ? est.f : -1.0;

@@ -23,6 +23,9 @@ namespace cosched::sa {
 
 using Phase = proto::Phase;  // none, detecting, baseline, measuring: the arena's vocabulary
 
+// What a wait source returns when it cannot tell (docs/selfanalyzer.md, "Outside load").
+inline constexpr std::uint64_t kWaitUnknown = ~std::uint64_t{0};
+
 // The latest measurement. Every field but `fit` maps 1:1 onto proto::JobBlock, with the same name
 // (`seq` is JobBlock::reports).
 struct Report {
@@ -38,6 +41,7 @@ struct Report {
   std::int32_t period = 0;       // regions per iteration (DPD period, or counted with the explicit API)
   std::int32_t samples = 0;      // iterations behind iteration_s
   std::int32_t baseline_team = 0;
+  double cpu_wait = -1;          // share of the last sample's thread time spent waiting for a CPU; -1 unknown
   FitStatus fit = FitStatus::invalid;  // not in JobBlock: how amdahl_f was obtained
 };
 
@@ -68,6 +72,17 @@ class Analyzer {
   // team_for() returns now (used only for an iteration without parallel regions). O(1), O(window) at end.
   void on_iteration_begin(long id, std::uint64_t t_ns, int team) noexcept;
   void on_iteration_end(long id, std::uint64_t t_ns, int team) noexcept;
+
+  // Caller: the runtime at initialisation. `wait` returns the job's threads' total run-queue delay in ns
+  // (monotonic; kWaitUnknown when it cannot tell); it is read at sampled iteration boundaries only. A sample
+  // whose share of waiting for a CPU differs from its window's by more than Config::max_wait_fraction was
+  // measured under another outside load and is discarded; a baseline measured under another load than the
+  // samples at P is measured again (docs/selfanalyzer.md, "Outside load"). nullptr (the default): no filter.
+  using WaitFn = std::uint64_t (*)() noexcept;
+  void set_wait_source(WaitFn wait) noexcept { wait_ = wait; }
+  // Samples discarded so, and the wait share of the latest sample (-1: unknown).
+  [[nodiscard]] std::uint64_t contaminated() const noexcept { return contaminated_; }
+  [[nodiscard]] double last_cpu_wait() const noexcept { return last_cpu_wait_; }
 
   // Caller: the runtime when the iteration in progress must not be measured although the team size did
   // not change: the RM stopped the job for a while (time sharing; RmBlock::stops moved). The next
@@ -102,15 +117,23 @@ class Analyzer {
   [[nodiscard]] std::uint64_t iterations() const noexcept { return iterations_; }
   [[nodiscard]] bool explicit_iterations() const noexcept { return explicit_; }
   [[nodiscard]] const Config& config() const noexcept { return cfg_; }
+  // How often the measurement was thrown away, and why the latest time (docs/selfanalyzer.md, "Comparing
+  // like with like").
+  [[nodiscard]] std::uint32_t restarts() const noexcept { return restarts_; }
+  [[nodiscard]] proto::MeasureRestart last_restart() const noexcept { return last_restart_; }
 
  private:
   void on_region_at(std::uint64_t region_id, int team, ClockFn now, std::uint64_t t_ns) noexcept;
   void on_lock_changed(int period) noexcept;
   [[nodiscard]] Phase first_phase() const noexcept { return baseline_enabled_ ? Phase::baseline : Phase::measuring; }
-  void restart_measurement() noexcept;
-  void open_iteration(std::uint64_t t_ns) noexcept;
+  void restart_measurement(proto::MeasureRestart why) noexcept;
+  [[nodiscard]] bool unlike_work(int cpus, double time_s, double efficiency) noexcept;
+  void open_iteration(std::uint64_t t_ns, std::uint64_t wait_ns) noexcept;
+  [[nodiscard]] std::uint64_t read_wait() const noexcept { return wait_ != nullptr ? wait_() : kWaitUnknown; }
+  [[nodiscard]] bool contaminated_by_load(double elapsed_s, std::uint64_t wait_ns) noexcept;
+  void clear_window() noexcept;
   void note_region(int team, bool team_changed) noexcept;
-  void close_iteration(std::uint64_t t_ns) noexcept;
+  void close_iteration(std::uint64_t t_ns, std::uint64_t wait_ns) noexcept;
   void record_sample(int team, double seconds, std::uint64_t t_ns) noexcept;
   void finish_baseline(int team) noexcept;
   void publish() noexcept;
@@ -153,6 +176,16 @@ class Analyzer {
   double last_fitted_f_ = std::nan("");
 
   Report report_;
+  WaitFn wait_ = nullptr;
+  std::uint64_t iter_wait_start_ = kWaitUnknown;
+  std::uint64_t contaminated_ = 0;
+  double last_cpu_wait_ = -1;
+  double window_load_ = -1;    // outside-load level (wait share) of the window's samples; -1 unknown
+  double baseline_load_ = -1;  // the level the baseline was measured at
+  int load_shift_ = 0;         // consecutive samples away from window_load_ on one side
+  int load_shift_dir_ = 0;
+  std::uint32_t restarts_ = 0;
+  proto::MeasureRestart last_restart_ = proto::MeasureRestart::none;
 };
 
 }  // namespace cosched::sa

@@ -19,6 +19,10 @@ Config sanitize(Config c) noexcept {
   c.jump_confirm = std::clamp(c.jump_confirm, 1, kMaxWindow);
   c.jump_min_samples = std::clamp(c.jump_min_samples, 1, c.window);
   c.history = std::clamp(c.history, 1, kMaxHistory);
+  if (!std::isfinite(c.same_work_tolerance) || c.same_work_tolerance <= 0) c.same_work_tolerance = Config{}.same_work_tolerance;
+  if (!std::isfinite(c.superlinear_margin) || c.superlinear_margin < 0) c.superlinear_margin = Config{}.superlinear_margin;
+  if (!std::isfinite(c.noisy_spread) || c.noisy_spread <= 0) c.noisy_spread = Config{}.noisy_spread;
+  if (!std::isfinite(c.max_wait_fraction) || c.max_wait_fraction <= 0) c.max_wait_fraction = Config{}.max_wait_fraction;
   if (!std::isfinite(c.min_report_interval_s) || c.min_report_interval_s < 0) c.min_report_interval_s = 0;
   c.min_report_interval_s = std::min(c.min_report_interval_s, 10.0);
   if (!std::isfinite(c.min_sample_s) || c.min_sample_s < 0) c.min_sample_s = 0;

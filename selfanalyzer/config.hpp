@@ -5,7 +5,7 @@
 namespace cosched::sa {
 
 // Hard bounds: they keep the fixed arrays small and the per-event loop short.
-inline constexpr int kMaxPeriodLimit = 1024;  // longest period (regions per iteration) the DPD can find
+inline constexpr int kMaxPeriodLimit = 8192;  // longest period (regions per iteration) the DPD can find
 inline constexpr int kMaxWindow = 32;         // iteration times kept per team size
 inline constexpr int kMaxHistory = 8;         // distinct team sizes remembered for the Amdahl fit
 inline constexpr int kMaxBatch = 4096;        // most detected iterations timed as one sample
@@ -21,7 +21,7 @@ struct Config {
   int min_report_samples = 3;   // clean iterations at P before the first report at P
 
   // Dynamic Periodicity Detector.
-  int max_period = 64;          // longest period searched; the per-event cost is O(max_period)
+  int max_period = 1024;        // longest period searched (the per-event cost does not depend on it)
   int confirm_repeats = 2;      // a period m is accepted once its pattern matched `confirm_repeats` times
   int min_matches = 6;          // ... and at least this many consecutive events matched (guards period 1)
 
@@ -32,6 +32,23 @@ struct Config {
   int jump_min_samples = 3;     // samples at the current team size before times are judged at all
 
   int history = 4;              // distinct team sizes remembered (most recent first)
+
+  // Comparing like with like (docs/selfanalyzer.md). Both values are our choice, not the PDPA paper's.
+  // At the baseline size a job's iteration time must match its baseline within this relative tolerance
+  // (a speedup in [0.8, 1.2] against itself); otherwise its work changed (another data size, a drifting
+  // iteration, another load) and the measurement starts over. 0.2: twice the spread a quiet machine shows.
+  double same_work_tolerance = 0.2;
+  // A speedup above cpus × (1 + margin) cannot come from the same work and is never reported; the
+  // measurement starts over. 0.5 leaves room for the cache effects that make real codes superlinear.
+  double superlinear_margin = 0.5;
+  // Samples whose relative spread exceeds this are too noisy for an early report: the first report at a
+  // team size then waits for a full window (data-dependent work needs more iterations to be seen).
+  double noisy_spread = 0.25;
+  // Outside load. A sample whose threads' share of time spent runnable but waiting for a CPU differs from
+  // its window's by more than this was measured under another load (work cosched does not control) and is
+  // discarded; a baseline and samples at P whose levels differ so are not compared. Our choice: a quiet
+  // machine shows under 2 % here, one busy loop sharing a job's CPU about 50 %.
+  double max_wait_fraction = 0.1;
 
   // Reports at P: at most one per this interval once the first report at P exists (0: one per iteration).
   // A program whose iterations last microseconds would otherwise pay the Amdahl fit and a seqlock publish at

@@ -24,68 +24,42 @@ std::uint64_t mix(std::uint64_t x) noexcept {
   return x;
 }
 
-// x86-64: an AVX2 clone of the lag scan, chosen once at load time (ifunc), runs 8 lags per instruction
-// instead of SSE2's 4 (1.6× faster at max_period 64, docs/performance.md); other targets get one build.
-#if defined(__x86_64__) && defined(__has_attribute)
-#if __has_attribute(target_clones)
-#define COSCHED_SA_CLONES __attribute__((target_clones("avx2", "default")))
-#endif
-#endif
-#ifndef COSCHED_SA_CLONES
-#define COSCHED_SA_CLONES
-#endif
+constexpr std::uint64_t kBase = 0x100000001b3ULL;  // multiplier of the rolling window hash (FNV prime)
 
-// One event against every lag. Returns the best key (coverage << 16 | (0xffff − lag)), 0 if no lag is
-// confirmed: the max over keys picks the largest coverage and, on equal coverage, the smaller lag.
-// Written branch-free over int32 lanes with restrict pointers so that compilers vectorise it (the match
-// pattern of a periodic stream defeats branch prediction). Coverage < 2^15 and lag < 2^16 (config.hpp
-// bounds), so keys stay positive. Lags not yet valid have cap 0, which keeps their run at 0.
-COSCHED_SA_CLONES
-std::int32_t scan_lags(const std::uint32_t* __restrict past, std::uint32_t id, std::int32_t* __restrict run,
-                       const std::int32_t* __restrict cap, const std::int32_t* __restrict needed,
-                       int lags) noexcept {
-  std::int32_t best_key = 0;
-  for (int i = 0; i < lags; ++i) {
-    const std::int32_t lag = i + 1;
-    const std::int32_t match = -static_cast<std::int32_t>(past[i] == id);
-    const std::int32_t r = std::min(run[i] + 1, cap[i]) & match;
-    run[i] = r;
-    const std::int32_t confirmed = -static_cast<std::int32_t>(r >= needed[i]);
-    const std::int32_t key = (((r + lag) << 16) | (0xffff - lag)) & confirmed;
-    best_key = std::max(best_key, key);
-  }
-  return best_key;
+std::uint64_t next_pow2(std::uint64_t n) {
+  std::uint64_t p = 1;
+  while (p < n) p <<= 1;
+  return p;
 }
 
 }  // namespace
 
-// Keys pack coverage into the upper 15 bits of a positive int32: the largest coverage, needed + lag with
-// the sanitize() bounds, must stay below 2^15.
-static_assert(16 * kMaxPeriodLimit + kMaxPeriodLimit < (1 << 15));
-static_assert(4 * kMaxPeriodLimit + kMaxPeriodLimit < (1 << 15));
-
 PeriodicityDetector::PeriodicityDetector(int max_period, int confirm_repeats, int min_matches)
     : max_period_(std::clamp(max_period, 1, kMaxPeriodLimit)),
-      history_(new std::uint32_t[2 * static_cast<std::size_t>(max_period_)]),
-      run_(new std::int32_t[static_cast<std::size_t>(max_period_)]),
-      run_cap_(new std::int32_t[static_cast<std::size_t>(max_period_)]),
-      needed_(new std::int32_t[static_cast<std::size_t>(max_period_)]) {
-  const int repeats = std::clamp(confirm_repeats, 1, 16);
-  const int floor = std::clamp(min_matches, 1, 4 * kMaxPeriodLimit);
-  int most_needed = 0;
-  for (int m = 1; m <= max_period_; ++m) {
-    needed_[m - 1] = std::max(repeats * m, floor);
-    most_needed = std::max(most_needed, needed_[m - 1] + m);
-  }
+      window_(std::min(kWindow, max_period_)),
+      repeats_(std::clamp(confirm_repeats, 1, 16)),
+      floor_(std::clamp(min_matches, 1, 4 * kMaxPeriodLimit)),
+      history_len_(2 * max_period_),
+      history_(new std::uint32_t[2 * static_cast<std::size_t>(history_len_)]) {
+  const std::uint64_t slots = next_pow2(4 * static_cast<std::uint64_t>(max_period_));
+  table_hash_.reset(new std::uint64_t[slots]);
+  table_pos_.reset(new std::uint64_t[slots]);
+  table_mask_ = slots - 1;
+  drop_factor_ = 1;
+  for (int i = 0; i < window_; ++i) drop_factor_ *= kBase;
   // The cap must let every lag reach confirmation and be at least 2·max_period (see the header).
-  coverage_cap_ = std::max(most_needed, 2 * max_period_);
+  coverage_cap_ = std::max(needed(max_period_) + max_period_, 2 * max_period_);
   reset();
 }
 
 void PeriodicityDetector::reset() noexcept {
-  std::fill_n(history_.get(), 2 * max_period_, 0U);
-  std::fill_n(run_.get(), max_period_, 0);
-  std::fill_n(run_cap_.get(), max_period_, 0);  // every lag invalid until that many events were seen
+  std::fill_n(history_.get(), 2 * history_len_, 0U);
+  std::fill_n(table_hash_.get(), table_mask_ + 1, 0U);
+  std::fill_n(table_pos_.get(), table_mask_ + 1, ~std::uint64_t{0});
+  std::fill_n(lags_, kTracked, 0);
+  std::fill_n(runs_, kTracked, 0);
+  window_hash_ = 0;
+  t_ = 0;
   head_ = 0;
   seen_ = 0;
   locked_ = 0;
@@ -93,20 +67,77 @@ void PeriodicityDetector::reset() noexcept {
   signature_ = 0;
 }
 
+// The run of `lag` ending at the current event `id` (not yet stored): consecutive matches counted back
+// through the history, as far as it reaches, capped like a tracked run.
+std::int32_t PeriodicityDetector::run_back(int lag, std::uint32_t id) const noexcept {
+  const std::uint32_t* past = history_.get() + head_ + 1;  // past[k-1] = x[t-k]
+  if (lag > seen_ || past[lag - 1] != id) return 0;
+  std::int32_t run = 1;
+  const std::int32_t cap = coverage_cap_ - lag;
+  for (int i = 1; i + lag <= seen_ && run < cap; ++i, ++run) {
+    if (past[i - 1] != past[i + lag - 1]) break;
+  }
+  return std::min(run, cap);
+}
+
+// The window ending at the current event, looked up among the windows of the last max_period positions:
+// the most recent identical one proposes its distance as a lag to track.
+void PeriodicityDetector::propose(std::uint32_t id) noexcept {
+  const std::uint64_t slot = (window_hash_ * 0x9e3779b97f4a7c15ULL >> 32) & table_mask_;
+  const std::uint64_t then = table_pos_[slot];
+  const bool same = table_hash_[slot] == window_hash_ && then < t_ && t_ - then <= static_cast<std::uint64_t>(max_period_);
+  table_hash_[slot] = window_hash_;
+  table_pos_[slot] = t_;
+  if (!same) return;
+  const int lag = static_cast<int>(t_ - then);
+  int free_slot = -1;
+  for (int k = 0; k < kTracked; ++k) {
+    if (lags_[k] == lag) return;  // already followed
+    if (lags_[k] == 0 && free_slot < 0) free_slot = k;
+  }
+  const std::int32_t run = run_back(lag, id);
+  if (run == 0) return;  // a hash collision, or a window that does not end here
+  if (free_slot < 0) {
+    // Room from the tracked lag with the shortest run, never the locked one.
+    for (int k = 0; k < kTracked; ++k) {
+      if (lags_[k] == locked_) continue;
+      if (free_slot < 0 || runs_[k] < runs_[free_slot]) free_slot = k;
+    }
+    if (runs_[free_slot] > run) return;
+  }
+  lags_[free_slot] = lag;
+  runs_[free_slot] = run - 1;  // push() counts the current event's match next
+}
+
 PeriodicityDetector::Step PeriodicityDetector::push(std::uint64_t region_id) noexcept {
   const std::uint32_t id = fold(region_id);
-  const std::int32_t best_key = scan_lags(history_.get() + head_ + 1, id, run_.get(), run_cap_.get(),
-                                          needed_.get(), max_period_);
-  const int best_lag = best_key == 0 ? 0 : 0xffff - (best_key & 0xffff);
+  const std::uint32_t* past = history_.get() + head_ + 1;  // past[k-1] = x[t-k]
+
+  // The window hash now covers the current event; a full window proposes a lag first, so that a proposed
+  // lag is updated with the current event like every other.
+  window_hash_ = window_hash_ * kBase + id;
+  if (seen_ >= window_) window_hash_ -= drop_factor_ * past[window_ - 1];
+  if (t_ + 1 >= static_cast<std::uint64_t>(window_)) propose(id);
+
+  int best_lag = 0;
+  std::int32_t best_coverage = 0;
+  for (int k = 0; k < kTracked; ++k) {
+    const int lag = lags_[k];
+    if (lag == 0) continue;
+    const std::int32_t r = lag <= seen_ && past[lag - 1] == id ? std::min(runs_[k] + 1, coverage_cap_ - lag) : 0;
+    runs_[k] = r;
+    if (r >= needed(lag) && (r + lag > best_coverage || (r + lag == best_coverage && lag < best_lag))) {
+      best_coverage = r + lag;
+      best_lag = lag;
+    }
+  }
 
   // Store the event (both copies), then step head_ backwards so the past stays one contiguous slice.
   history_[head_] = id;
-  history_[head_ + max_period_] = id;
-  head_ = head_ == 0 ? max_period_ - 1 : head_ - 1;
-  if (seen_ < max_period_) {
-    ++seen_;  // lag seen_ now has a real predecessor to compare with
-    run_cap_[seen_ - 1] = coverage_cap_ - seen_;
-  }
+  history_[head_ + history_len_] = id;
+  head_ = head_ == 0 ? history_len_ - 1 : head_ - 1;
+  if (seen_ < history_len_) ++seen_;
+  ++t_;
 
   Step step;
   if (best_lag != locked_) {
@@ -115,7 +146,11 @@ PeriodicityDetector::Step PeriodicityDetector::push(std::uint64_t region_id) noe
       locked_ = 0;
       signature_ = 0;
     } else {
-      lock(best_lag, run_[best_lag - 1]);
+      std::int32_t run = 0;
+      for (int k = 0; k < kTracked; ++k) {
+        if (lags_[k] == best_lag) run = runs_[k];
+      }
+      lock(best_lag, run);
     }
   } else if (locked_ != 0) {
     since_anchor_ = since_anchor_ + 1 == locked_ ? 0 : since_anchor_ + 1;

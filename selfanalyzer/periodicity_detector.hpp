@@ -7,10 +7,10 @@
 // corresponds with the initial period of a loop or not"). The formulation below is ours; see
 // docs/selfanalyzer.md for the argument behind each rule.
 //
-// Per candidate lag m (1..max_period) the detector keeps run[m], the number of consecutive most recent
-// events x[t] with x[t] == x[t-m]. The suffix of the stream that is m-periodic is then run[m] + m events
-// long (its "coverage"). A lag is *confirmed* once run[m] >= max(confirm_repeats·m, min_matches). The
-// locked period is the confirmed lag with the largest coverage, ties going to the smaller lag:
+// For a candidate lag m the detector keeps run[m], the number of consecutive most recent events x[t] with
+// x[t] == x[t-m]. The suffix of the stream that is m-periodic is then run[m] + m events long (its
+// "coverage"). A lag is *confirmed* once run[m] >= max(confirm_repeats·m, min_matches). The locked period is
+// the confirmed lag with the largest coverage, ties going to the smaller lag:
 //   - multiples of the true period have the same coverage, so the fundamental period wins;
 //   - an inner loop (B C in A (B C)^4 D) keeps breaking at D and A while the outer lag 10 grows, so the
 //     outermost iterative structure wins as soon as it is confirmed;
@@ -19,13 +19,26 @@
 // Coverage saturates at a cap >= 2·max_period: two periods both holding over such a suffix imply their
 // gcd is a period too (Fine and Wilf), so at saturation the smallest true period wins the tie.
 //
+// Which lags are candidates. Real applications run hundreds of parallel regions per iteration (a
+// hydrodynamics proxy: about 490), so the search must reach periods of 1024 and more at a per-event cost that
+// does not grow with max_period. Only lags that some recent event proposed are tracked (at most kTracked):
+// a rolling hash of the last w events is looked up in a table of the window hashes of the last max_period
+// positions, and the most recent identical window proposes its distance. In an m-periodic stream every
+// window recurs at lag m, and a window that is unique within one period (every iteration has one: where
+// its inner loops begin or end) recurs first at exactly m, so the true period is proposed within one
+// period of the stream becoming periodic. A proposed lag starts with its true run, counted back through the
+// history (once, O(max_period)); tracked lags are updated in O(1) each per event; the lag with the smallest
+// run makes room for a new one. Lags proposed by repeated inner windows are tracked too and lose to the
+// outer period on coverage, as above.
+//
 // Region ids are folded to 32-bit hashes first: two distinct code addresses of one process collide with
-// probability ~2^-32 per pair, and 32-bit lanes let the per-lag loop run 4 lags per SSE2 instruction
-// (8 with AVX2, selected at load time on x86-64).
-// Cost: one branch-free, vectorised pass over max_period lags per event (docs/performance.md); no
-// allocation after construction.
+// probability ~2^-32 per pair. A proposal is checked against the w events themselves, so a hash collision
+// never creates a lag.
+// Cost: O(kTracked + w) per event, whatever max_period (docs/performance.md); no allocation after
+// construction.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 
@@ -44,7 +57,8 @@ class PeriodicityDetector {
   // Arguments are taken as given; Config sanitisation (config.hpp) bounds them. Allocates its arrays.
   PeriodicityDetector(int max_period, int confirm_repeats, int min_matches);
 
-  // Caller: the Analyzer, once per outermost region. Cost: O(max_period), no allocation.
+  // Caller: the Analyzer, once per outermost region. Cost: O(kTracked + w), and O(max_period) when a new lag
+  // is proposed; no allocation.
   Step push(std::uint64_t region_id) noexcept;
 
   // Forget everything (the explicit iteration API took over, or a test restarts). O(max_period).
@@ -58,17 +72,35 @@ class PeriodicityDetector {
   [[nodiscard]] int max_period() const noexcept { return max_period_; }
 
  private:
+  static constexpr int kTracked = 16;  // candidate lags followed at once (our choice: inner loops + the outer)
+  static constexpr int kWindow = 8;    // events per window hash (our choice: short enough to recur early)
+
   void lock(int period, std::int32_t run) noexcept;
+  void propose(std::uint32_t id) noexcept;
+  [[nodiscard]] std::int32_t run_back(int lag, std::uint32_t id) const noexcept;
+  [[nodiscard]] std::int32_t needed(int lag) const noexcept { return std::max(repeats_ * lag, floor_); }
 
   int max_period_;
-  // history_ holds each hashed id twice (at h and h + max_period) so that the previous max_period ids
-  // are one contiguous slice: x[t-m] == history_[head_ + m] for m in 1..max_period.
+  int window_;                   // min(kWindow, max_period)
+  int repeats_;
+  int floor_;
+  // history_ holds the last history_len_ = 2·max_period hashed ids, each twice (at h and h + history_len_)
+  // so that they are one contiguous slice: x[t-m] == history_[head_ + m] for m in 1..history_len_. Twice the
+  // longest lag, so that a lag proposed late still has its run counted back far enough to place its anchor.
+  int history_len_;
   std::unique_ptr<std::uint32_t[]> history_;
-  std::unique_ptr<std::int32_t[]> run_;      // run_[m-1]: consecutive matches at lag m
-  std::unique_ptr<std::int32_t[]> run_cap_;  // run_cap_[m-1] = coverage cap - m; 0 while lag m is invalid
-  std::unique_ptr<std::int32_t[]> needed_;   // needed_[m-1]: run length that confirms lag m
-  int head_ = 0;                 // slot of the next event; decreases modulo max_period
-  int seen_ = 0;                 // events pushed, saturating at max_period (lags beyond are invalid)
+  // Window hashes of recent positions: direct-mapped, a slot holds (hash, position); stale or overwritten
+  // entries only cost a missed proposal, which a later window makes again.
+  std::unique_ptr<std::uint64_t[]> table_hash_;
+  std::unique_ptr<std::uint64_t[]> table_pos_;
+  std::uint64_t table_mask_ = 0;
+  std::uint64_t window_hash_ = 0;  // polynomial hash of the last window_ ids
+  std::uint64_t drop_factor_ = 0;  // kBase^window_: removes the id leaving the window
+  std::uint64_t t_ = 0;            // events pushed
+  int lags_[kTracked] = {};        // tracked lags (0: free slot)
+  std::int32_t runs_[kTracked] = {};
+  int head_ = 0;                 // slot of the next event; decreases modulo history_len_
+  int seen_ = 0;                 // events pushed, saturating at history_len_ (a lag > seen_ is not valid yet)
   int coverage_cap_ = 0;         // largest coverage counted (see the header)
   int locked_ = 0;               // current period, 0 = none
   int since_anchor_ = 0;         // events since the last boundary, modulo locked_

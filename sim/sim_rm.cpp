@@ -51,6 +51,13 @@ bool Simulator::decide(policy::Event event, policy::JobId subject) {
   snapshot_.event = event;
   snapshot_.subject = subject;
   ++stats_.decisions;
+  // As the daemon reads each job's phase from its arena: whether a report is on its way.
+  for (auto& v : snapshot_.jobs) {
+    auto it = running_.find(v.id);
+    if (it == running_.end()) continue;
+    const auto phase = it->second.job->analyzer().phase();
+    v.analyzing = phase == sa::Phase::baseline || phase == sa::Phase::measuring;
+  }
   const policy::Decision d = policy_.decide(snapshot_);
   return apply(d, event, subject);
 }

@@ -98,6 +98,36 @@ enum RmFlags : std::uint32_t {
   rm_no_baseline = 1U << 1,
 };
 
+// Whether libcosched may resize a job's teams, and why not (JobBlock::team_mode; docs/architecture.md,
+// "Team sizes a program can observe"). Values only grow more restrictive during a run, except that a
+// program may turn dynamic adjustment (malleable) on and off itself.
+enum class TeamMode : std::uint32_t {
+  unknown = 0,        // no region yet
+  resizable = 1,      // owned by cosched: regions without a preceding read get the granted team (>= 2)
+  malleable = 2,      // opted in (OMP_DYNAMIC=true, omp_set_dynamic(1), cosched-run --malleable)
+  set_by_program = 3, // the program called omp_set_num_threads: its value, always
+  clause = 4,         // the program uses num_threads clauses: they get exactly what they ask for
+  threadprivate = 5,  // threadprivate data (TLS in the executable, __kmpc_threadprivate*): one team size
+  fixed_by_user = 6,  // cosched-run --fixed-team (COSCHED_TEAM=fixed)
+  no_interposer = 7,  // libcosched_wrap is not loaded: reads of the team size cannot be seen
+};
+inline constexpr std::uint32_t kTeamModeMax = 7;
+
+// The names status, why and the logs use.
+constexpr const char* team_mode_name(TeamMode m) noexcept {
+  switch (m) {
+    case TeamMode::unknown: return "unknown";
+    case TeamMode::resizable: return "resizable";
+    case TeamMode::malleable: return "malleable";
+    case TeamMode::set_by_program: return "fixed: omp_set_num_threads";
+    case TeamMode::clause: return "fixed: num_threads clause";
+    case TeamMode::threadprivate: return "fixed: threadprivate";
+    case TeamMode::fixed_by_user: return "fixed: --fixed-team";
+    case TeamMode::no_interposer: return "fixed: no interposer";
+  }
+  return "unknown";
+}
+
 // Report phase values (JobBlock::phase).
 enum class Phase : std::uint32_t { none = 0, detecting = 1, baseline = 2, measuring = 3 };
 
@@ -118,10 +148,40 @@ struct alignas(64) JobBlock {
   std::atomic<std::int32_t> baseline_team;  // team size of the baseline measurement
   // Outside the seqlock: progress counters updated on the hot path with relaxed stores.
   alignas(64) std::atomic<std::uint64_t> regions;  // outermost parallel regions begun
-  std::atomic<std::int32_t> last_team;             // team size applied at the last region
-  std::atomic<std::int32_t> reserved0;
+  std::atomic<std::int32_t> last_team;             // team libomp formed for the last outermost region (OMPT)
+  std::atomic<std::int32_t> team_mode;             // TeamMode: may cosched resize this job's teams, and why
   std::atomic<std::uint64_t> iterations;           // iterations completed (detected or explicit)
+  std::atomic<std::uint64_t> team_mismatches;      // regions whose formed team differed from the chosen one
+  std::atomic<std::uint32_t> restarts;             // times the SelfAnalyzer threw its measurement away
+  std::atomic<std::uint32_t> restart_reason;       // MeasureRestart of the latest one
+  std::atomic<double> cpu_wait;                    // share of the last sample's thread time spent waiting for
+                                                   // a CPU (outside load); -1 unknown
+  std::atomic<std::uint64_t> contaminated;         // samples discarded for outside load
 };
+
+// Why the SelfAnalyzer started its measurement over (JobBlock::restart_reason): what it had measured no
+// longer describes the job, so it is never compared with what comes next.
+enum class MeasureRestart : std::uint32_t {
+  none = 0,
+  loop_changed = 1,        // another loop (period or signature) was locked
+  time_jump = 2,           // iteration times jumped at an unchanged team size (change detector)
+  work_changed = 3,        // at the baseline size, iteration times no longer match the baseline
+  impossible_speedup = 4,  // efficiency above 1 + the superlinearity margin: unlike work was compared
+  load_changed = 5,        // the outside load differs from the baseline's (CPU wait share)
+};
+inline constexpr std::uint32_t kMeasureRestartMax = 5;
+
+constexpr const char* measure_restart_name(MeasureRestart r) noexcept {
+  switch (r) {
+    case MeasureRestart::none: return "none";
+    case MeasureRestart::loop_changed: return "another loop was locked";
+    case MeasureRestart::time_jump: return "iteration times jumped at the same team size";
+    case MeasureRestart::work_changed: return "iteration times at the baseline size no longer match the baseline";
+    case MeasureRestart::impossible_speedup: return "efficiency above 1 + the superlinearity margin";
+    case MeasureRestart::load_changed: return "the outside load changed since the baseline";
+  }
+  return "none";
+}
 
 struct Arena {
   ArenaHeader header;

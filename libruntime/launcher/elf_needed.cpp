@@ -32,9 +32,27 @@ bool vaddr_to_offset(const std::string& buf, const Elf64_Ehdr& eh, std::uint64_t
   return false;
 }
 
+// Whether the dynamic symbol table imports (leaves undefined) a symbol starting with `prefix`.
+bool imports_prefix(const std::string& buf, const Elf64_Ehdr& eh, const char* prefix) {
+  for (int i = 0; i < eh.e_shnum; ++i) {
+    Elf64_Shdr sh{};
+    if (!read_at(buf, eh.e_shoff + static_cast<std::uint64_t>(i) * eh.e_shentsize, sh)) return false;
+    if (sh.sh_type != SHT_DYNSYM || sh.sh_entsize != sizeof(Elf64_Sym)) continue;
+    Elf64_Shdr str{};
+    if (!read_at(buf, eh.e_shoff + static_cast<std::uint64_t>(sh.sh_link) * eh.e_shentsize, str)) return false;
+    for (std::uint64_t off = sh.sh_offset; off + sizeof(Elf64_Sym) <= sh.sh_offset + sh.sh_size; off += sizeof(Elf64_Sym)) {
+      Elf64_Sym sym{};
+      if (!read_at(buf, off, sym) || sym.st_shndx != SHN_UNDEF || sym.st_name == 0) continue;
+      const std::uint64_t name = str.sh_offset + sym.st_name;
+      if (name < buf.size() && std::strncmp(buf.c_str() + name, prefix, std::strlen(prefix)) == 0) return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
-Result<std::vector<std::string>> elf_needed(const std::string& path) {
+Result<ElfFacts> elf_facts(const std::string& path) {
   // POSIX reads, not a stream: a directory made std::ifstream throw, and O_NONBLOCK keeps a FIFO from
   // blocking the open (it is then refused as not a regular file).
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
@@ -58,10 +76,13 @@ Result<std::vector<std::string>> elf_needed(const std::string& path) {
     return make_error(Errc::parse_error, path + ": not an ELF file");
   }
   if (eh.e_ident[EI_CLASS] != ELFCLASS64) return make_error(Errc::unsupported, path + ": not a 64-bit ELF file");
-  std::vector<std::string> needed;
+  ElfFacts facts;
+  auto& needed = facts.needed;
+  facts.threadprivate_imports = imports_prefix(buf, eh, "__kmpc_threadprivate");
   for (int i = 0; i < eh.e_phnum; ++i) {
     Elf64_Phdr ph{};
     if (!read_at(buf, eh.e_phoff + static_cast<std::uint64_t>(i) * eh.e_phentsize, ph)) break;
+    if (ph.p_type == PT_TLS) facts.tls = true;
     if (ph.p_type != PT_DYNAMIC) continue;
     std::vector<std::uint64_t> name_offsets;
     std::uint64_t strtab_vaddr = 0;
@@ -80,7 +101,7 @@ Result<std::vector<std::string>> elf_needed(const std::string& path) {
       needed.emplace_back(buf.c_str() + strtab + o);  // NUL-terminated inside the file
     }
   }
-  return needed;
+  return facts;
 }
 
 }  // namespace cosched::launcher

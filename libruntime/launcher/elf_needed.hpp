@@ -1,5 +1,6 @@
-// Reads the DT_NEEDED entries of an ELF executable, so cosched-run can tell a libgomp binary from a
-// libomp one without running it.
+// Reads what cosched-run needs to know about an ELF executable without running it: its DT_NEEDED entries
+// (a libgomp binary or a libomp one) and whether it holds threadprivate data (thread-local storage, or
+// imports of libomp's __kmpc_threadprivate* routines), which fixes its team size.
 #pragma once
 
 #include <string>
@@ -9,6 +10,12 @@
 
 namespace cosched::launcher {
 
-Result<std::vector<std::string>> elf_needed(const std::string& path);
+struct ElfFacts {
+  std::vector<std::string> needed;  // DT_NEEDED sonames
+  bool tls = false;                 // a PT_TLS segment: thread-local (threadprivate) variables
+  bool threadprivate_imports = false;  // undefined __kmpc_threadprivate* symbols
+};
+
+Result<ElfFacts> elf_facts(const std::string& path);
 
 }  // namespace cosched::launcher

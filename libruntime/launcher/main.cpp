@@ -108,6 +108,8 @@ int main(int argc, char** argv) {
   bool force_gomp = false;
   bool verbose = false;
   bool no_wrap = false;
+  bool malleable = false;
+  bool fixed_team = false;
   std::vector<std::string> command;
   app.add_option("--socket", socket, "RM socket (env COSCHED_SOCKET)")->capture_default_str();
   app.add_option("--request", request, "CPUs to ask for (default: OMP_NUM_THREADS, else all CPUs we may use)")
@@ -115,8 +117,16 @@ int main(int argc, char** argv) {
   app.add_flag("--quiet,-q", quiet, "no warning lines from libcosched (COSCHED_QUIET=1)");
   app.add_flag("--gomp", force_gomp, "preload LLVM libomp even if the binary does not link libgomp directly");
   app.add_flag("--no-wrap", no_wrap,
-               "do not preload libcosched_wrap (which caps num_threads clauses at the granted team size)");
-  app.add_flag("--verbose,-v", verbose, "print how the program is launched");
+               "do not preload libcosched_wrap (which lets cosched see the program read or set its team size); "
+               "without it cosched never resizes the program's teams");
+  auto* m = app.add_flag("--malleable", malleable,
+                         "the program adapts to any team size: cosched may resize every region, down to 1 thread "
+                         "(as with OMP_DYNAMIC=true; COSCHED_TEAM=malleable)");
+  app.add_flag("--fixed-team", fixed_team,
+               "never resize the program's teams, only narrow its CPUs (for codes that cache team sizes in "
+               "ways cosched cannot see; COSCHED_TEAM=fixed)")
+      ->excludes(m);
+  app.add_flag("--verbose,-v", verbose, "print how the program is launched and the environment it gets");
   app.add_option("command", command, "PROGRAM [ARGS...] (after --)")->required();
   app.prefix_command(false);
   app.allow_extras(false);
@@ -135,41 +145,54 @@ int main(int argc, char** argv) {
   }
   bool gomp = force_gomp;
   bool relinked = false;
-  if (auto needed = cosched::launcher::elf_needed(prog); needed.ok()) {
-    gomp = gomp || has(*needed, "libgomp.so");
-    relinked = has(*needed, "libcosched.so");
+  bool threadprivate = false;
+  if (auto facts = cosched::launcher::elf_facts(prog); facts.ok()) {
+    gomp = gomp || has(facts->needed, "libgomp.so");
+    relinked = has(facts->needed, "libcosched.so");
+    threadprivate = facts->threadprivate_imports;  // TLS libcosched finds by itself (dl_iterate_phdr)
   } else if (verbose) {
-    std::fprintf(stderr, "cosched-run: %s (treating it as a clang/libomp program)\n", needed.error().message.c_str());
+    std::fprintf(stderr, "cosched-run: %s (treating it as a clang/libomp program)\n", facts.error().message.c_str());
   }
+  std::vector<std::string> set_vars;  // what -v prints
+  auto set = [&](const char* name, const std::string& value) {
+    ::setenv(name, value.c_str(), 1);
+    set_vars.push_back(name);
+  };
 
-  ::setenv("COSCHED_SOCKET", socket.c_str(), 1);
-  if (request > 0) ::setenv("COSCHED_REQUEST", std::to_string(request).c_str(), 1);
-  if (quiet) ::setenv("COSCHED_QUIET", "1", 1);
+  set("COSCHED_SOCKET", socket);
+  if (request > 0) set("COSCHED_REQUEST", std::to_string(request));
+  if (quiet) set("COSCHED_QUIET", "1");
+  if (malleable) set("COSCHED_TEAM", "malleable");
+  if (fixed_team) set("COSCHED_TEAM", "fixed");
+  if (threadprivate) set("COSCHED_THREADPRIVATE", "1");
   std::string lib = find_libcosched();
-  if (!relinked) ::setenv("OMP_TOOL_LIBRARIES", lib.c_str(), 1);
-  ::setenv("OMP_TOOL", "enabled", 1);
+  if (!relinked) set("OMP_TOOL_LIBRARIES", lib);
+  set("OMP_TOOL", "enabled");
   // libomp's default affinity handling probes the topology by binding its first thread to every CPU of the
   // mask it saw at start-up, aborting on EINVAL, and later resets each new thread to that mask. Both race
   // with an RM that narrows the job's cpuset meanwhile (seen: "OMP: Error #100 ... System error #22").
   // The RM owns placement, so unless the user asked for binding explicitly, libomp must leave masks alone.
   if (std::getenv("KMP_AFFINITY") == nullptr && std::getenv("OMP_PROC_BIND") == nullptr &&
       std::getenv("OMP_PLACES") == nullptr && std::getenv("GOMP_CPU_AFFINITY") == nullptr) {
-    ::setenv("KMP_AFFINITY", "disabled", 1);
+    set("KMP_AFFINITY", "disabled");
   }
   // LD_PRELOAD order matters: the wrappers must come before the runtime they forward to.
   if (gomp) {
     prepend_env("LD_PRELOAD", COSCHED_LIBOMP_PRELOAD);
-    ::setenv("COSCHED_GOMP", "1", 1);
+    set("COSCHED_GOMP", "1");
   }
   std::string wrap;
   if (!no_wrap) {
     wrap = find_ours(COSCHED_INSTALL_WRAP_REL, COSCHED_BUILD_WRAP_PATH);
     prepend_env("LD_PRELOAD", wrap);
   }
+  if (gomp || !no_wrap) set_vars.push_back("LD_PRELOAD");
   if (verbose) {
-    std::fprintf(stderr, "cosched-run: %s (%s%s) socket=%s tool=%s%s%s\n", prog.c_str(),
-                 gomp ? "libgomp → libomp" : "libomp", relinked ? ", relinked" : "", socket.c_str(), lib.c_str(),
+    std::fprintf(stderr, "cosched-run: %s (%s%s%s) socket=%s tool=%s%s%s\n", prog.c_str(),
+                 gomp ? "libgomp → libomp" : "libomp", relinked ? ", relinked" : "",
+                 threadprivate ? ", threadprivate" : "", socket.c_str(), lib.c_str(),
                  wrap.empty() ? "" : " wrappers=", wrap.c_str());
+    for (const auto& name : set_vars) std::fprintf(stderr, "cosched-run: %s=%s\n", name.c_str(), std::getenv(name.c_str()));
   }
   std::vector<char*> args;
   for (auto& a : command) args.push_back(a.data());

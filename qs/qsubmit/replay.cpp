@@ -182,8 +182,10 @@ void Replay::launch(Tracked& job) {
   std::string program = find_executable(plan.argv.front());  // checked at load time; $PATH may not be ours later
   if (program.empty()) program = plan.argv.front();
   if (setup_.rm != nullptr) {
-    spec.argv = {cosched_run_path(), "--socket", setup_.rm->socket(), "--request", std::to_string(plan.request), "--",
-                 program};
+    spec.argv = {cosched_run_path(), "--socket", setup_.rm->socket(), "--request", std::to_string(plan.request)};
+    if (plan.team == "malleable") spec.argv.emplace_back("--malleable");
+    if (plan.team == "fixed") spec.argv.emplace_back("--fixed-team");
+    spec.argv.insert(spec.argv.end(), {"--", program});
   } else {
     // Native: the program as it is, its team sized by the standard variable (PDPA paper §5, "IRIX" runs).
     spec.argv = {program};

@@ -42,6 +42,7 @@ Result<PlannedJob> plan_job(const swf::Job& job, const catalog::Catalog& catalog
                       entry + ", used by " + where + ": program '" + argv->front() + "' not found or not executable");
   }
   p.argv = std::move(*argv);
+  p.team = (*app)->team;
   return p;
 }
 

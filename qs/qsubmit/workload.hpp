@@ -22,6 +22,7 @@ struct PlannedJob {
   std::int64_t trace_request = 1; // CPUs asked for in the trace (field 8, else field 5)
   int request = 1;                // CPUs asked for on this machine (scale_requests)
   std::vector<std::string> argv;  // the command, @programs resolved
+  std::string team;               // catalog `team`: "", "malleable" or "fixed" (cosched-run's option)
 };
 
 struct LoadedWorkload {

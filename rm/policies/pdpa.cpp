@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "param_util.hpp"
+#include "pdpa_share.hpp"
 
 namespace cosched::policy {
 
@@ -22,14 +23,7 @@ bool is_active(Event e) {
 
 std::string cpus_text(int n) { return n == 1 ? std::string("1 CPU") : fmt::format("{} CPUs", n); }
 
-// Working copy of one job during a decision.
-struct Work {
-  PdpaJobMemory* mem = nullptr;
-  PdpaState state_before = PdpaState::no_ref;
-  int cpus = 0;
-  int grow = 0;
-  std::string why;
-};
+using Work = PdpaWork;
 
 }  // namespace
 
@@ -62,6 +56,8 @@ Decision Pdpa::decide(const Snapshot& s) {
     used += w[i].cpus;
   }
 
+  pdpa_reclaim_lent(s, w, used);  // an arrival takes back what idle CPUs were lent
+
   // §4.2.1: a job holding no CPUs gets min(request, free), at least one (run-to-completion, §4.1).
   for (std::size_t i = 0; i < n; ++i) {
     if (w[i].cpus > 0) continue;
@@ -77,6 +73,7 @@ Decision Pdpa::decide(const Snapshot& s) {
     auto apply = [&](Work& x, PdpaStep st) {
       *x.mem = std::move(st.next);
       used += st.cpus - x.cpus;
+      if (st.cpus < x.cpus) x.mem->lent = std::max(0, x.mem->lent - (x.cpus - st.cpus));  // lent CPUs go first
       x.cpus = st.cpus;
       x.grow = st.grow;
       if (!st.reason.empty()) x.why = std::move(st.reason);
@@ -141,6 +138,7 @@ Decision Pdpa::decide(const Snapshot& s) {
       --w[i].cpus;
       ++taken[i];
       --used;
+      if (w[i].mem->lent > 0) --w[i].mem->lent;
       if (w[i].cpus > 1) largest.emplace(w[i].cpus, i);
     }
     for (std::size_t i = 0; i < n; ++i) {
@@ -156,15 +154,25 @@ Decision Pdpa::decide(const Snapshot& s) {
     }
   }
 
+  // Beyond the paper: jobs that never report get an equal share, and idle CPUs are lent (pdpa_share.hpp).
+  double deadline = -1;
+  if (s.event != Event::query) {
+    deadline = pdpa_serve_unmeasured(s, w, machine, used, p_);
+    pdpa_lend_free(s, w, machine, used, p_);
+  }
+
   Decision d;
+  if (deadline >= 0) d.wake_at = deadline;  // the next job that would become unmeasured
   d.jobs.reserve(n);
   std::vector<PdpaRunningJob> running;
   running.reserve(n);
   for (std::size_t i = 0; i < n; ++i) {
     const auto& j = s.jobs[i];
     const PdpaState st = w[i].mem->state;
-    d.jobs.push_back(Allocation{j.id, w[i].cpus, true, to_string(st), std::move(w[i].why)});
-    running.push_back(PdpaRunningJob{j.id, std::max(j.request, 1), w[i].cpus, st});
+    d.jobs.push_back(Allocation{j.id, w[i].cpus, true, state_label(*w[i].mem), std::move(w[i].why)});
+    // Lent CPUs count as free for admission: an arrival takes them back.
+    running.push_back(PdpaRunningJob{j.id, std::max(j.request, 1), w[i].cpus - w[i].mem->lent, st,
+                                     w[i].mem->unmeasured});
   }
   MayStart ms = pdpa_may_start(running, machine, p_);
   d.may_start = ms.ok;
@@ -186,6 +194,10 @@ std::vector<Param> Pdpa::params() const {
       {"max_ml", std::to_string(p_.max_ml), "never more running jobs than this; 0 = unlimited"},
       {"max_spread", format_param(p_.max_spread),
        "reports whose iteration times spread more than this are not acted upon (noise guard)"},
+      {"unmeasured_after_s", format_param(p_.unmeasured_after_s),
+       "a job with no report this long after arrival gets an equal share and never blocks admission"},
+      {"strict", std::to_string(p_.strict),
+       "1: the paper's PDPA, idle CPUs stay idle; 0: lend them to running jobs (taken back on arrivals)"},
   };
 }
 
@@ -212,6 +224,11 @@ Status Pdpa::set_param(std::string_view name, std::string_view value) {
     next.step = static_cast<int>(v);
   } else if (name == "max_spread") {
     st = parse_double_param(name, value, 0.0, 100.0, next.max_spread);
+  } else if (name == "unmeasured_after_s") {
+    st = parse_double_param(name, value, 0.0, 1e6, next.unmeasured_after_s);
+  } else if (name == "strict") {
+    st = parse_int_param(name, value, 0, 1, v);
+    next.strict = static_cast<int>(v);
   } else if (name == "stable_band") {
     st = parse_double_param(name, value, 0.0, 10.0, next.stable_band);
   } else if (name == "max_stable_exits") {

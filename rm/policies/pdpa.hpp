@@ -47,6 +47,7 @@ struct PdpaRunningJob {
   int request = 1;
   int cpus = 1;
   PdpaState state = PdpaState::no_ref;
+  bool unmeasured = false;  // past its reporting deadline: never holds back admission
 };
 
 struct MayStart {

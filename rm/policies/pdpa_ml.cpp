@@ -19,7 +19,7 @@ namespace {
 std::string free_text(int n) { return n == 1 ? std::string("1 free CPU") : fmt::format("{} free CPUs", n); }
 
 bool may_claim_more(const PdpaRunningJob& j) {
-  if (j.cpus >= j.request) return false;
+  if (j.cpus >= j.request || j.unmeasured) return false;  // an unmeasured job never blocks admission
   return j.state == PdpaState::no_ref || j.state == PdpaState::inc;
 }
 

@@ -18,8 +18,13 @@ const char* to_string(PdpaState s) noexcept {
   return "?";
 }
 
+const char* state_label(const PdpaJobMemory& m) noexcept {
+  return m.state == PdpaState::no_ref && m.unmeasured ? "UNMEASURED" : to_string(m.state);
+}
+
 int default_step(int cpus) noexcept {
-  // §5: step 4 on 60 CPUs ⇒ one step per 15 CPUs.
+  // The paper names step as a parameter (§4.2) but gives it no value. Our choice: one CPU per 15 managed
+  // CPUs (4 on a 60-CPU machine like the paper's), at least 1.
   return std::max(1, static_cast<int>(std::lround(static_cast<double>(cpus) / 15.0)));
 }
 
@@ -29,6 +34,63 @@ std::string cpus_text(int n) { return n == 1 ? std::string("1 CPU") : fmt::forma
 
 PdpaPoint point_at(int cpus, const Perf& perf) {
   return PdpaPoint{cpus, perf.speedup, perf.efficiency, perf.iteration_s};
+}
+
+// A job at P whose efficiency exceeds high_eff would claim CPUs (INC). At one CPU every job measures
+// E = 1 against a one-CPU baseline, so a fully serial job would claim a second CPU, waste it (E = 0.5), be
+// cut back, and claim again for ever. Not in the paper (its jobs start large and only shrink to one CPU at
+// the end); our rule: a remembered point at more CPUs with an efficiency below target_eff holds the job back,
+// until its measured behaviour changes (then the memory is cleared: remember_point).
+}  // namespace
+
+const PdpaPoint* held_back_by_history(const PdpaJobMemory& m, int cpus, const PdpaParams& p) {
+  for (const PdpaPoint& q : m.seen) {
+    if (q.cpus > cpus && q.efficiency < p.target_eff) return &q;
+  }
+  return nullptr;
+}
+
+namespace {
+
+PdpaStep held_back(const PdpaJobMemory& m, const PdpaPoint& now, const PdpaPoint& bad, const PdpaParams& p) {
+  PdpaStep st{m, now.cpus, 0,
+              fmt::format("STABLE: efficiency {:.2f} > high_eff {:.2f} at {}, but its history has {:.2f} < target_eff "
+                          "{:.2f} at {}: no new claim until its behaviour changes",
+                          now.efficiency, p.high_eff, cpus_text(now.cpus), bad.efficiency, p.target_eff,
+                          cpus_text(bad.cpus))};
+  st.next.state = PdpaState::stable;
+  st.next.stable_efficiency = now.efficiency;
+  st.next.added = 0;
+  return st;
+}
+
+// Keeps the latest point per allocation. A point at an allocation already remembered whose efficiency moved
+// by more than stable_band, or whose iteration time moved by more than twice that (relative), means the job's
+// behaviour changed: everything else remembered is forgotten.
+void remember_point(PdpaJobMemory& m, const PdpaPoint& now, const PdpaParams& p) {
+  PdpaPoint* slot = nullptr;
+  for (PdpaPoint& q : m.seen) {
+    if (q.cpus == now.cpus) slot = &q;
+  }
+  const bool time_moved = slot != nullptr && slot->iteration_s > 0 && now.iteration_s > 0 &&
+                          std::fabs(now.iteration_s / slot->iteration_s - 1.0) > 2 * p.stable_band;
+  if (slot != nullptr && (std::fabs(slot->efficiency - now.efficiency) > p.stable_band || time_moved)) {
+    for (PdpaPoint& q : m.seen) q = PdpaPoint{};
+    slot = &m.seen[0];
+  }
+  if (slot == nullptr) {
+    for (PdpaPoint& q : m.seen) {
+      if (q.cpus == 0) {
+        slot = &q;
+        break;
+      }
+    }
+  }
+  if (slot == nullptr) {  // full: drop the oldest (the first), keep the order of arrival
+    for (std::size_t i = 1; i < std::size(m.seen); ++i) m.seen[i - 1] = m.seen[i];
+    slot = &m.seen[std::size(m.seen) - 1];
+  }
+  *slot = now;
 }
 
 // Growth is granted by the caller (it depends on the free CPUs); the step records what is wanted.
@@ -73,6 +135,7 @@ PdpaStep classify_by_efficiency(const PdpaJobMemory& m, const PdpaPoint& now, in
                        fmt::format("STABLE: efficiency {:.2f} > high_eff {:.2f} but already at its request of {}",
                                    e, p.high_eff, cpus_text(request)));
     }
+    if (const PdpaPoint* bad = held_back_by_history(m, now.cpus, p)) return held_back(m, now, *bad, p);
     return to_inc(m, now, p,
                   fmt::format("INC: efficiency {:.2f} > high_eff {:.2f} at {}", e, p.high_eff,
                               cpus_text(now.cpus)));
@@ -155,7 +218,8 @@ PdpaStep on_stable(const PdpaJobMemory& m, const PdpaPoint& now, int request, co
     st.next.stable_efficiency = e;
     return st;
   }
-  const bool rose = e > p.high_eff && e > m.stable_efficiency + p.stable_band && now.cpus < request;
+  const bool rose = e > p.high_eff && e > m.stable_efficiency + p.stable_band && now.cpus < request &&
+                    held_back_by_history(m, now.cpus, p) == nullptr;
   const bool fell = e < p.target_eff && e < m.stable_efficiency - p.stable_band;
   if ((!rose && !fell) || m.stable_exits >= p.max_stable_exits) return st;
   const std::string why = fmt::format("efficiency moved from {:.2f} to {:.2f} (re-evaluation {} of {})",
@@ -178,6 +242,7 @@ PdpaStep pdpa_on_report(const PdpaJobMemory& m, int cpus, int request, const Per
   const PdpaPoint now = point_at(cpus, perf);
   PdpaJobMemory seen = m;
   seen.last_seq = perf.seq;
+  remember_point(seen, now, p);
   switch (m.state) {
     case PdpaState::no_ref: return classify_by_efficiency(seen, now, request, p);
     case PdpaState::inc: return on_inc(seen, now, request, p);

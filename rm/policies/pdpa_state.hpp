@@ -29,14 +29,23 @@ struct PdpaParams {
   // level" of four. min_ml = that floor (0: the pure §4.3 rule), max_ml = a hard cap (0: none).
   int min_ml = 0;
   int max_ml = 0;
+  // Not in the paper (docs/policies.md, "PDPA: departures from the paper"). A job that has not reported
+  // this long after its arrival (one long region, no period found, or measurement off) is "unmeasured": it
+  // gets at least an equal share of the machine and never holds back admission. 10 s, our choice: several
+  // baselines' worth of iterations for the codes measured here.
+  double unmeasured_after_s = 10;
+  // Work conservation: CPUs nobody holds are lent to running jobs below their request (unmeasured ones
+  // first, then by measured efficiency) and taken back when a job arrives. 1 = the paper's strict PDPA,
+  // which keeps free CPUs idle until a new job or an INC transition takes them.
+  int strict = 0;
   // Not in the paper, which assumes exact measurements: a report whose iteration times spread more than this
   // (Perf::spread, (max − min) / median of the window) is not acted upon; PDPA waits for the next one. On a
   // shared machine a single perturbed window otherwise sends a scalable job to DEC for good.
   double max_spread = 0.3;
 };
 
-// §4.2 step rule scaled to the machine: the paper used step = 4 on 60 CPUs; we keep that ratio,
-// max(1, round(cpus / 15)), so a 2-CPU box moves one CPU at a time.
+// The default step. §4.2 makes step a parameter without giving a value; our choice scales it with the
+// machine, max(1, round(cpus / 15)), so a 2-CPU box moves one CPU at a time and a 60-CPU machine four.
 int default_step(int cpus) noexcept;
 
 // One measurement point: the allocation a report was taken with and what the job achieved.
@@ -58,7 +67,20 @@ struct PdpaJobMemory {
   int stable_exits = 0;           // STABLE→INC/DEC moves caused by the job's own measurements
   std::uint64_t noisy_seq = 0;    // the last report skipped for its spread (PdpaParams::max_spread)
   int noisy_in_a_row = 0;         // consecutive reports skipped so; at kMaxNoisySkips the next is used anyway
+  // §4.1 "the last processor allocations ... and the efficiency achieved with them": the latest point per
+  // allocation, several of them (cpus 0 = empty). Used to keep a job from claiming again an allocation it
+  // was already measured to waste (pdpa_state.cpp, held_back_by_history).
+  PdpaPoint seen[4];
+  bool unmeasured = false;        // no report within unmeasured_after_s of its arrival (cleared by a report)
+  int lent = 0;                   // CPUs of its allocation lent by work conservation (reclaimed on arrivals)
 };
+
+// A remembered allocation larger than `cpus` at which the job's efficiency was below target_eff (it would
+// waste more CPUs), or nullptr. Holds back INC claims and work-conserving loans (pdpa_state.cpp).
+const PdpaPoint* held_back_by_history(const PdpaJobMemory& m, int cpus, const PdpaParams& p);
+
+// The label status and the decision log show: the state, or UNMEASURED for a NO_REF job past its deadline.
+const char* state_label(const PdpaJobMemory& m) noexcept;
 
 // A job whose every report is noisy (a noisy baseline stays in every report's spread) is still judged: after
 // this many skipped reports in a row, PDPA acts on the next one whatever its spread.

@@ -58,6 +58,7 @@ struct JobView {
   int allocation = 0;        // CPUs held now (0 on arrival)
   bool runnable = true;      // false while stopped by a time-sharing policy
   double arrival = 0;        // when the job was admitted (snapshot time base, seconds)
+  bool analyzing = false;    // its SelfAnalyzer found a period (baseline or measuring phase): a report comes
   Perf perf;
   std::vector<HistoryEntry> history;
   Bandwidth bandwidth;

@@ -5,7 +5,7 @@ import os
 import signal
 import unittest
 
-from harness import (RmTestCase, cpus_allowed, cpuset_cgroup, process_state, program, wait_for)
+from harness import (RmTestCase, cpus_allowed, cpuset_cgroup, cpuset_cgroup_dir, process_state, program, wait_for)
 
 LONG = ["--iterations", "100000", "--work-ms", "20"]  # runs until the test ends it
 
@@ -18,16 +18,18 @@ def both_allocated(rm, a, b, n):
 class TwoJobsShareTheCpus(RmTestCase):
     def test_clang_and_gcc_jobs_split_then_regrow(self):
         rm = self.start_rm()
-        clang = self.start_job([program("amdahl-clang")] + LONG, rm, request=2)
+        # The clang job says it adapts to any team (--malleable); the gcc job leaves it to cosched, which never
+        # makes a region it is entitled to run in parallel inactive (docs/architecture.md, rule 7).
+        clang = self.start_job([program("amdahl-clang")] + LONG, rm, request=2, launcher=["--malleable"])
         gcc = self.start_job([program("amdahl-gcc"), "--iterations", "60", "--work-ms", "20"], rm, request=2)
         wait_for(lambda: both_allocated(rm, clang, gcc, 1), what="both jobs at 1 CPU")
 
-        # Inside their regions, both now see exactly one thread (a few more iterations to be sure the new
-        # allocation has reached a region boundary).
+        # Inside their regions the malleable job now sees one thread, the other keeps two threads sharing its
+        # one CPU (a few more iterations to be sure the new allocation has reached a region boundary).
         n_clang, n_gcc = len(clang.teams()), len(gcc.teams())
         wait_for(lambda: len(clang.teams()) > n_clang + 3 and len(gcc.teams()) > n_gcc + 3, what="iterations")
         self.assertEqual(clang.teams()[-1], "1")
-        self.assertEqual(gcc.teams()[-1], "1")
+        self.assertEqual(gcc.teams()[-1], "2")
 
         # Their threads run on disjoint single CPUs, as /proc says.
         masks_clang = set(cpus_allowed(clang.pid).values())
@@ -73,6 +75,8 @@ class KillNine(RmTestCase):
         b = self.start_job([program("amdahl-gcc"), "--iterations", "150", "--work-ms", "20"], rm, request=2)
         wait_for(lambda: both_allocated(rm, a, b, 1), what="both jobs at 1 CPU")
         self.assertIn("cosched.", cpuset_cgroup(a.pid))
+        rm_cgroup = os.path.dirname(cpuset_cgroup_dir(a.pid))  # the RM's cgroup holds one directory per job
+        self.assertTrue(os.path.isdir(rm_cgroup), rm_cgroup)
         rm.proc.send_signal(signal.SIGKILL)
         rm.proc.wait()
         # The guard puts both jobs back where they came from; their own watcher restores team and mask.
@@ -87,7 +91,6 @@ class KillNine(RmTestCase):
         self.assertEqual(b.wait(), 0)
         self.assertEqual(a.teams()[-1], "2", "the job did not return to its native team size")
         self.assertIn("resource manager went away", a.stderr())
-        rm_cgroup = f"/sys/fs/cgroup/cpuset/cosched.{rm.proc.pid}"
         wait_for(lambda: not os.path.exists(rm_cgroup), timeout=5, what=f"{rm_cgroup} removed by the guard")
 
 
@@ -97,6 +100,7 @@ class CleanShutdown(RmTestCase):
         a = self.start_job([program("amdahl-clang"), "--iterations", "120", "--work-ms", "20"], rm, request=2)
         b = self.start_job([program("amdahl-gcc"), "--iterations", "120", "--work-ms", "20"], rm, request=2)
         wait_for(lambda: both_allocated(rm, a, b, 1), what="both jobs at 1 CPU")
+        rm_cgroup = os.path.dirname(cpuset_cgroup_dir(a.pid))
         rm.stop()
         self.assertEqual(rm.proc.returncode, 0)
         for job in (a, b):
@@ -106,7 +110,6 @@ class CleanShutdown(RmTestCase):
         self.assertEqual(a.wait(), 0)
         self.assertEqual(b.wait(), 0)
         self.assertFalse(os.path.exists(rm.socket), "socket left behind")
-        rm_cgroup = f"/sys/fs/cgroup/cpuset/cosched.{rm.proc.pid}"
         wait_for(lambda: not os.path.exists(rm_cgroup), timeout=10, what=f"{rm_cgroup} removed")
 
 

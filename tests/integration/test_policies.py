@@ -3,15 +3,19 @@
 measured and then lets another job start (its multiprogramming-level rule); Equipartition does neither."""
 import unittest
 
-from harness import RmTestCase, measure_in_bounds, program, require_quiet_machine, wait_for
+from harness import RmTestCase, measure_in_bounds, program, wait_for
 
 WORK = ["--iterations", "100000", "--work-ms", "30", "--quiet"]
+# The Amdahl program adapts to any team size, so it says so (cosched-run --malleable): its 1-CPU baseline then
+# runs one thread. Without the opt-in, cosched never gives it a team of 1 (docs/architecture.md, rule 7).
+MALLEABLE = ["--malleable"]
 
 
 class Pdpa(RmTestCase):
     def test_non_scalable_job_is_reduced_and_may_start_turns_yes(self):
         rm = self.start_rm(policy="pdpa")
-        job = self.start_job([program("amdahl-clang"), "--serial-fraction", "1.0"] + WORK, rm, request=2)
+        job = self.start_job([program("amdahl-clang"), "--serial-fraction", "1.0"] + WORK, rm, request=2,
+                             launcher=MALLEABLE)
         wait_for(lambda: (rm.job(job.pid) or {}).get("allocated") == 2, what="NO_REF allocation of 2")
         self.assertFalse(rm.status()["may_start"], "no free CPU yet: may-start must say no")
         wait_for(lambda: rm.job(job.pid)["allocated"] == 1, timeout=60, interval=0.1, what="PDPA to reduce it to 1 CPU")
@@ -28,11 +32,10 @@ class Pdpa(RmTestCase):
         self.assertIn("target_eff", why)
 
     def test_scalable_job_keeps_its_cpus(self):
-        require_quiet_machine(self, 0.0, 1.8)  # PDPA judges efficiency: 0.9 × 2 CPUs
-
         def smallest_allocation_after_judgement():
             rm = self.start_rm(policy="pdpa")
-            job = self.start_job([program("amdahl-clang"), "--serial-fraction", "0"] + WORK, rm, request=2)
+            job = self.start_job([program("amdahl-clang"), "--serial-fraction", "0"] + WORK, rm, request=2,
+                             launcher=MALLEABLE)
             seen = [rm.wait_for_report(job.pid, also=lambda j: j["policy_state"] in ("INC", "STABLE", "DEC"),
                                        what="a PDPA judgement")]
             for _ in range(3):  # still 2 after a few more reports
@@ -43,9 +46,21 @@ class Pdpa(RmTestCase):
             rm.stop()
             return min(j["allocated"] for j in seen), seen
 
-        allocated, seen, tries = measure_in_bounds(smallest_allocation_after_judgement, 2, 2,
-                                                   still_quiet=lambda: require_quiet_machine(self, 0.0, 1.8, samples=3))
+        allocated, seen, tries = measure_in_bounds(smallest_allocation_after_judgement, 2, 2)
         self.assertEqual(allocated, 2, (tries, seen))
+
+
+class WhyListsStateChanges(RmTestCase):
+    def test_a_state_change_without_a_new_allocation_is_in_why(self):
+        # A job holding its whole request that is judged (NO_REF → STABLE or INC, or DEC) changes state; when
+        # its allocation stays, `why` must still say so, as the decision log and status do.
+        rm = self.start_rm(policy="pdpa")
+        job = self.start_job([program("amdahl-clang"), "--serial-fraction", "0"] + WORK, rm, request=2,
+                             launcher=MALLEABLE)
+        j = wait_for(lambda: (lambda j: j if j and j["policy_state"] not in ("", "NO_REF") else None)(rm.job(job.pid)),
+                     timeout=60, what="a PDPA judgement")
+        reasons = [d["reason"] for d in rm.request({"cmd": "why", "job": j["id"]})["decisions"]]
+        self.assertTrue(any(r.startswith(("STABLE", "INC", "DEC")) for r in reasons), reasons)
 
 
 class Equipartition(RmTestCase):
@@ -54,7 +69,7 @@ class Equipartition(RmTestCase):
         # region runs with the full allocation from the first to the last.
         rm = self.start_rm(policy="equip")
         job = self.start_job([program("amdahl-clang"), "--serial-fraction", "1.0", "--iterations", "60",
-                              "--work-ms", "20"], rm, request=2)
+                              "--work-ms", "20"], rm, request=2, launcher=MALLEABLE)
         wait_for(lambda: (rm.job(job.pid) or {}).get("phase") == "measuring", timeout=30, what="measuring")
         self.assertEqual(rm.job(job.pid)["allocated"], 2)
         self.assertEqual(job.wait(), 0)
@@ -64,7 +79,8 @@ class Equipartition(RmTestCase):
 
     def test_switching_to_pdpa_starts_a_baseline(self):
         rm = self.start_rm(policy="equip")
-        job = self.start_job([program("amdahl-clang"), "--serial-fraction", "1.0"] + WORK, rm, request=2)
+        job = self.start_job([program("amdahl-clang"), "--serial-fraction", "1.0"] + WORK, rm, request=2,
+                             launcher=MALLEABLE)
         wait_for(lambda: (rm.job(job.pid) or {}).get("phase") == "measuring", timeout=30, what="measuring")
         self.assertIsNone(rm.job(job.pid)["speedup"])  # one allocation, no baseline: nothing to compare
         rm.ctl("policy", "pdpa")

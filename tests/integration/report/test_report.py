@@ -21,7 +21,7 @@ class Report(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         if not os.path.exists(FIXTURE):
-            raise unittest.SkipTest("results_fixture not built")
+            raise AssertionError(f"{FIXTURE} is missing: the build should have produced it")
         cls.tmp = tempfile.TemporaryDirectory(prefix="cosched-report-")
         subprocess.run([FIXTURE, cls.tmp.name], check=True, timeout=30)
         cls.pdpa = os.path.join(cls.tmp.name, "pdpa")

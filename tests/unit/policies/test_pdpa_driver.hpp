@@ -11,7 +11,11 @@ namespace cosched::policy::testing {
 
 class PdpaDriver {
  public:
-  explicit PdpaDriver(int cpus) : policy(Machine{cpus, cpus, 1, 1}) { snap.machine = Machine{cpus, cpus, 1, 1}; }
+  // strict: the paper's PDPA (idle CPUs stay idle), which the §4.2 tests check; false: work conservation.
+  explicit PdpaDriver(int cpus, bool strict = true) : policy(Machine{cpus, cpus, 1, 1}) {
+    snap.machine = Machine{cpus, cpus, 1, 1};
+    if (strict) (void)policy.set_param("strict", "1");
+  }
 
   Decision& step(Event e, JobId subject) {
     snap.event = e;

@@ -221,3 +221,64 @@ TEST(PdpaPolicy, PersistentNoiseDoesNotBlockJudgementForever) {
   EXPECT_EQ(d.state(1), "DEC");
   EXPECT_EQ(d.cpus(1), 3);
 }
+
+// Beyond the paper: work conservation and jobs that never report (docs/policies.md) ------------------------
+
+TEST(PdpaWorkConservation, IdleCpusAreLentAndTakenBackWhenAJobArrives) {
+  PdpaDriver m(4, /*strict=*/false);
+  m.arrive(1, 4);
+  m.arrive(2, 4);  // 1 CPU, job 1 keeps 3
+  m.report(1, 2.4);  // E = 0.8 at 3: STABLE
+  m.report(2, 1.0);  // E = 1.0 at 1, at its first report: INC, but no CPU is free
+  m.leave(2);
+  // Job 1 is below its request and not known to waste CPUs: the free one is lent to it at once.
+  EXPECT_EQ(m.cpus(1), 4);
+  EXPECT_NE(m.last.find(1)->reason.find("1 CPU idle, lent"), std::string::npos) << m.last.find(1)->reason;
+  EXPECT_EQ(m.policy.memory_of(1)->lent, 1);
+  EXPECT_TRUE(m.last.may_start) << m.last.may_start_reason;  // lent CPUs count as free for admission
+  // A new job takes the lent CPU back.
+  m.arrive(3, 2);
+  EXPECT_EQ(m.cpus(3), 1);
+  EXPECT_EQ(m.cpus(1), 3);
+  EXPECT_EQ(m.policy.memory_of(1)->lent, 0);
+}
+
+TEST(PdpaWorkConservation, StrictKeepsIdleCpusIdle) {
+  PdpaDriver m(4, /*strict=*/true);
+  m.arrive(1, 4);
+  m.arrive(2, 4);
+  m.report(1, 2.4);
+  m.leave(2);
+  EXPECT_EQ(m.cpus(1), 3);
+}
+
+TEST(PdpaWorkConservation, NothingIsLentToAJobThatWastesCpus) {
+  PdpaDriver m(4, /*strict=*/false);
+  m.arrive(1, 4);
+  m.arrive(2, 4);
+  m.report(1, 1.5);  // E = 0.5 at 3 < target_eff: DEC → 2
+  m.leave(2);
+  EXPECT_EQ(m.cpus(1), 2);
+  EXPECT_EQ(m.policy.memory_of(1)->lent, 0);
+}
+
+TEST(PdpaUnmeasured, AJobThatNeverReportsGetsAnEqualShareAndNeverBlocksAdmission) {
+  PdpaDriver m(4, /*strict=*/true);  // strict: the equal share is not a loan
+  m.arrive(1, 4);                    // a scalable job: 4 CPUs
+  m.report(1, 4.0);                  // E = 1 at its request: STABLE
+  m.arrive(2, 4);                    // one long region: never reports; gets 1 (job 1 gives 1)
+  EXPECT_EQ(m.cpus(2), 1);
+  EXPECT_EQ(m.state(2), "NO_REF");
+  // 10 s after its arrival (arrival at t = 1) it is unmeasured: at least min(request, 4 / 2) = 2 CPUs, taken
+  // from the largest holder above the share.
+  m.snap.now = 11.5;
+  m.step(Event::quantum, -1);
+  EXPECT_EQ(m.state(2), "UNMEASURED");
+  EXPECT_EQ(m.cpus(2), 2);
+  EXPECT_EQ(m.cpus(1), 2);
+  EXPECT_NE(m.last.find(2)->reason.find("UNMEASURED: no report 10 s after arrival"), std::string::npos)
+      << m.last.find(2)->reason;
+  // A job in NO_REF may still claim CPUs and holds back admission; an unmeasured one does not.
+  m.leave(1);
+  EXPECT_TRUE(m.last.may_start) << m.last.may_start_reason;
+}

@@ -7,7 +7,8 @@ using namespace cosched::policy;
 
 namespace {
 
-// The paper's setting (§5): target_eff 0.7, high_eff 0.9, step 4 (60 CPUs).
+// The paper's thresholds (§5): target_eff 0.7, high_eff 0.9; step 4 is our default on 60 CPUs (the paper
+// gives step no value).
 PdpaParams paper() {
   PdpaParams p;
   p.step = 4;
@@ -277,4 +278,46 @@ TEST(PdpaParamChange, MovesStableJobsAcrossNewThresholds) {
   auto dec_job = pdpa_on_param_change(in_state(PdpaState::dec), 12, 30, at_12, lower_high);
   EXPECT_EQ(dec_job.next.state, PdpaState::dec);
   EXPECT_EQ(dec_job.cpus, 12);
+}
+
+// History: a job at one CPU always measures E = 1 (issue: measurement integrity) --------------------------
+
+TEST(PdpaHistory, ASerialJobDoesNotClaimAgainWhatItWasSeenToWaste) {
+  PdpaParams p;  // target_eff 0.7, high_eff 0.9, step 1
+  // NO_REF at 1 CPU, E = 1.0 > 0.9: it claims a second CPU once.
+  auto st = pdpa_on_report(PdpaJobMemory{}, 1, 2, report(1, 1.0, 0.1, 1), p);
+  ASSERT_EQ(st.next.state, PdpaState::inc);
+  EXPECT_EQ(st.grow, 1);
+  // At 2 CPUs it reaches E = 0.5 (< target_eff 0.7): the step is given back.
+  st.next.added = 1;
+  st = pdpa_on_report(st.next, 2, 2, report(2, 1.0, 0.1, 2), p);
+  EXPECT_EQ(st.cpus, 1);
+  // Back at 1 CPU and measured afresh (NO_REF again), E = 1.0 > high_eff, but its history holds
+  // E(2) = 0.5 < 0.7: no new claim.
+  PdpaJobMemory again = st.next;
+  again.state = PdpaState::no_ref;
+  st = pdpa_on_report(again, 1, 2, report(1, 1.0, 0.1, 3), p);
+  EXPECT_EQ(st.next.state, PdpaState::stable);
+  EXPECT_EQ(st.grow, 0);
+  EXPECT_NE(st.reason.find("its history has 0.50 < target_eff 0.70 at 2 CPUs"), std::string::npos) << st.reason;
+  // Its behaviour changes (iteration time at 1 CPU 0.1 s → 0.3 s, more than 2 × stable_band): the history is
+  // forgotten and it may claim again.
+  again = st.next;
+  again.state = PdpaState::no_ref;
+  st = pdpa_on_report(again, 1, 2, report(1, 1.0, 0.3, 4), p);
+  EXPECT_EQ(st.next.state, PdpaState::inc);
+  EXPECT_EQ(st.grow, 1);
+}
+
+TEST(PdpaHistory, RemembersSeveralAllocations) {
+  PdpaParams p;
+  PdpaJobMemory m;
+  m.state = PdpaState::dec;
+  for (int cpus : {8, 7, 6, 5, 4}) {
+    auto st = pdpa_on_report(m, cpus, 8, report(cpus, cpus * 0.5, 0.1, static_cast<std::uint64_t>(cpus)), p);
+    m = st.next;
+  }
+  // The four latest allocations, oldest first: 8 was dropped.
+  EXPECT_EQ(m.seen[0].cpus, 7);
+  EXPECT_EQ(m.seen[3].cpus, 4);
 }

@@ -40,6 +40,7 @@ TEST(Catalog, EntriesWithEveryKey) {
       "    class: superlinear\n"
       "    speedup: {model: amdahl, serial_fraction: 0.0}\n"
       "    iteration_s: 0.05\n"
+      "    team: malleable\n"
       "  7:\n"
       "    name: sim-only\n"
       "    speedup: {model: downey, A: 16, sigma: 0.5}\n");
@@ -53,6 +54,8 @@ TEST(Catalog, EntriesWithEveryKey) {
   ASSERT_TRUE(swim.speedup.has_value());
   EXPECT_EQ(swim.speedup->kind, cat::SpeedupModel::Kind::amdahl);
   EXPECT_EQ(swim.iteration_s, 0.05);
+  EXPECT_EQ(swim.team, "malleable");
+  EXPECT_EQ(c.apps.at(7).team, "");  // automatic
   EXPECT_TRUE(c.apps.at(7).command.empty());
   EXPECT_EQ(c.apps.at(7).speedup->average_parallelism, 16);
   ASSERT_TRUE(c.default_app.has_value());
@@ -74,7 +77,7 @@ TEST(Catalog, FindFallsBackToDefault) {
 
 TEST(Catalog, ErrorsNameLineAndKey) {
   EXPECT_EQ(parse_error("apps:\n  1:\n    name: a\n    comand: x\n"),
-            "cat.yaml:4: apps.1: unknown key 'comand' (expected name, command, class, speedup, iteration_s)");
+            "cat.yaml:4: apps.1: unknown key 'comand' (expected name, command, class, speedup, iteration_s, team)");
   EXPECT_EQ(parse_error("apps:\n  1:\n    command: x\n"), "cat.yaml:3: apps.1: needs a name");
   EXPECT_EQ(parse_error("apps:\n  1:\n    name: a\n"),
             "cat.yaml:3: apps.1: needs a command (real runs) or a speedup model (simulation)");
@@ -92,6 +95,8 @@ TEST(Catalog, ErrorsNameLineAndKey) {
             "cat.yaml:4: apps.1.speedup.points[1].cpus: '1' does not increase over the previous point");
   EXPECT_EQ(parse_error("apps:\n  1:\n    name: a\n    command: b\n    iteration_s: fast\n"),
             "cat.yaml:5: apps.1.iteration_s: 'fast' is not a number");
+  EXPECT_EQ(parse_error("apps:\n  1:\n    name: a\n    command: b\n    team: elastic\n"),
+            "cat.yaml:5: apps.1.team: 'elastic' is not one of automatic, malleable, fixed");
   EXPECT_EQ(parse_error("apps:\n  1:\n    name: a\n    command: \"b 'c\"\n"),
             "cat.yaml:4: apps.1.command: unclosed ' in command");
   EXPECT_EQ(parse_error("apps:\n  1: {name: a, command: b}\n  01: {name: c, command: d}\n"),

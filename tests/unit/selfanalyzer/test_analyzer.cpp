@@ -161,7 +161,7 @@ TEST(Analyzer, RmCanChangeTheBaselineSize) {
   Driver d(a);
   d.granted = 8;
   const AmdahlLoop loop{region_ids(2), 0.1, 0.5};
-  d.iterations(loop, 4);
+  d.iterations(loop, 8);  // locked (a window of 8 regions recurs, then 6 matches), not yet through the baseline
   EXPECT_EQ(a.phase(), Phase::baseline);
   EXPECT_EQ(a.team_for(8), 3);
   a.set_baseline_cpus(0);  // back to the configured size

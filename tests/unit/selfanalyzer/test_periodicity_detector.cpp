@@ -1,4 +1,5 @@
-// Dynamic Periodicity Detector: periods 1..20, the max_period bound, prologues, successive phases,
+// Dynamic Periodicity Detector: periods 1..20, hundreds of regions per step, the max_period bound, prologues,
+// successive phases,
 // nesting, non-periodic streams, anchors and signatures.
 #include <gtest/gtest.h>
 
@@ -132,6 +133,50 @@ TEST(PeriodicityDetector, TwoLevelsOfNesting) {
   auto dpd = make_dpd();
   feed(dpd, concat(random_ids(10, 3), repeat(body, 10)));
   EXPECT_EQ(dpd.period(), 15);
+}
+
+// One time step of a hydrodynamics proxy application: about 490 outermost regions, most of them inside inner
+// loops of periods 1, 2, 12, 14 and 26 (the loops a detector limited to 128 locked onto and lost).
+Ids hydro_step() {
+  Ids step = {0x9000, 0x9040};                                  // step prologue
+  step = concat(step, repeat({0xa000}, 40));                     // period 1
+  step = concat(step, repeat({0xb000, 0xb040}, 30));             // period 2
+  step.push_back(0x9080);
+  step = concat(step, repeat(loop_body(12, 0xc000), 8));         // period 12
+  step = concat(step, repeat(loop_body(14, 0xd000), 7));         // period 14
+  step.push_back(0x90c0);
+  step = concat(step, repeat(loop_body(26, 0xe000), 5));         // period 26
+  step = concat(step, repeat({0xa000}, 61));                     // the period-1 loop again
+  step.push_back(0x9100);
+  return step;
+}
+
+TEST(PeriodicityDetector, FindsATimeStepOfHundredsOfRegionsAcrossItsInnerLoops) {
+  const Ids step = hydro_step();
+  ASSERT_EQ(step.size(), 490U);
+  const Ids stream = concat(random_ids(50, 7), repeat(step, 8));
+  PeriodicityDetector dpd(1024, 2, 6);  // the default max_period
+  const Trace trace = feed(dpd, stream);
+  EXPECT_EQ(dpd.period(), 490);
+  // The inner loops lock first; the step is locked within 4 steps of the loop (one to see a window recur,
+  // two to confirm), and for good: one boundary per step from then on.
+  std::size_t locked_at = 0;
+  while (locked_at < stream.size() && trace.steps[locked_at].period != 490) ++locked_at;
+  EXPECT_LE(locked_at, 50U + 4 * 490);
+  std::vector<std::size_t> boundaries;
+  for (std::size_t i = locked_at; i < stream.size(); ++i) {
+    EXPECT_EQ(trace.steps[i].period, 490) << "event " << i;
+    if (trace.steps[i].boundary) boundaries.push_back(i);
+  }
+  ASSERT_GE(boundaries.size(), 4U);
+  for (std::size_t k = 1; k < boundaries.size(); ++k) EXPECT_EQ(boundaries[k] - boundaries[k - 1], 490U);
+}
+
+TEST(PeriodicityDetector, LongestPeriodIsFoundWithTheLargestSetting) {
+  const Ids body = loop_body(5000, 0x800000);
+  PeriodicityDetector dpd(8192, 2, 6);
+  feed(dpd, repeat(body, 4));
+  EXPECT_EQ(dpd.period(), 5000);
 }
 
 TEST(PeriodicityDetector, NonPeriodicStreamsNeverLock) {

@@ -98,7 +98,7 @@ TEST_P(EveryPolicy, NeverMoreCpusThanTheMachineAtAnyInstant) {
 INSTANTIATE_TEST_SUITE_P(Registry, EveryPolicy, ::testing::Values("equip", "pdpa", "equal_eff", "dss"));
 
 TEST(PdpaVersusEquipartition, FlatJobsGetOneCpuAndResponseTimesFall) {
-  // The paper's setting (§5): 60 CPUs (PDPA step 4), requests of 30, ML 4; scalable and flat jobs alternate,
+  // The paper's setting (§5): 60 CPUs (PDPA step 4: our default there), requests of 30, ML 4; scalable and flat jobs alternate,
   // one every 5 s, more work than the machine can do at the requests (untuned w3, Table 3).
   Apps apps;
   std::vector<JobSpec> jobs;

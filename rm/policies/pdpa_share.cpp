@@ -1,0 +1,141 @@
+#include "pdpa_share.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace cosched::policy {
+namespace {
+
+std::string cpus_text(int n) { return n == 1 ? std::string("1 CPU") : fmt::format("{} CPUs", n); }
+
+}  // namespace
+
+int pdpa_reclaim_lent(const Snapshot& s, std::vector<PdpaWork>& w, int& used) {
+  bool arrival = false;
+  for (const auto& x : w) arrival = arrival || x.cpus == 0;
+  if (!arrival) return 0;
+  int reclaimed = 0;
+  for (std::size_t i = 0; i < w.size(); ++i) {
+    PdpaJobMemory& m = *w[i].mem;
+    const int back = std::min(m.lent, std::max(w[i].cpus - 1, 0));
+    m.lent = 0;
+    if (back <= 0) continue;
+    w[i].cpus -= back;
+    used -= back;
+    reclaimed += back;
+    if (m.state == PdpaState::stable) m.stable_efficiency = -1;  // re-anchored by the next report
+    m.previous = {};
+    m.added = 0;
+    w[i].why = fmt::format("{}: gives back {} lent while the machine was idle (job arrived) → {}",
+                           state_label(m), cpus_text(back), cpus_text(w[i].cpus));
+  }
+  (void)s;
+  return reclaimed;
+}
+
+double pdpa_serve_unmeasured(const Snapshot& s, std::vector<PdpaWork>& w, int machine, int& used,
+                             const PdpaParams& p) {
+  const int n = static_cast<int>(w.size());
+  double next_deadline = -1;
+  if (n == 0) return next_deadline;
+  const int share = std::max(1, machine / n);
+  for (int i = 0; i < n; ++i) {
+    const JobView& j = s.jobs[static_cast<std::size_t>(i)];
+    PdpaJobMemory& m = *w[static_cast<std::size_t>(i)].mem;
+    if (j.perf.valid || m.state != PdpaState::no_ref || j.analyzing) {
+      m.unmeasured = false;  // measured, or a report is on its way (its SelfAnalyzer found a period)
+      continue;
+    }
+    if (s.now - j.arrival < p.unmeasured_after_s) {
+      const double at = j.arrival + p.unmeasured_after_s;
+      if (next_deadline < 0 || at < next_deadline) next_deadline = at;
+      continue;
+    }
+    const bool first_time = !m.unmeasured;
+    m.unmeasured = true;
+    PdpaWork& x = w[static_cast<std::size_t>(i)];
+    const int target = std::min(std::max(j.request, 1), share);
+    int got = 0;
+    while (x.cpus + got < target && used < machine) {
+      ++got;
+      ++used;
+    }
+    while (x.cpus + got < target) {  // from the largest holder above the share
+      std::size_t donor = w.size();
+      for (std::size_t k = 0; k < w.size(); ++k) {
+        if (static_cast<int>(k) != i && w[k].cpus > share && (donor == w.size() || w[k].cpus > w[donor].cpus)) donor = k;
+      }
+      if (donor == w.size()) break;
+      --w[donor].cpus;
+      PdpaJobMemory& dm = *w[donor].mem;
+      if (dm.lent > 0) --dm.lent;
+      dm.previous = {};
+      dm.added = 0;
+      if (dm.state == PdpaState::stable) dm.stable_efficiency = -1;
+      w[donor].why = fmt::format("{}: gives 1 CPU to unmeasured job {} (equal share {}) → {}", state_label(dm), j.id,
+                                 share, cpus_text(w[donor].cpus));
+      ++got;
+    }
+    // Whatever it holds beyond the share it would keep if one more job came counts as lent: it never holds
+    // back admission, and an arrival takes it back before the equal share is worked out again.
+    const int share_next = std::max(1, machine / (n + 1));
+    m.lent = std::max(m.lent + got, x.cpus + got - share_next);
+    if (got > 0 || first_time) {
+      x.cpus += got;
+      x.why = fmt::format("UNMEASURED: no report {:.0f} s after arrival; at least an equal share ({}) → {}",
+                          p.unmeasured_after_s, cpus_text(target), cpus_text(x.cpus));
+    }
+  }
+  return next_deadline;
+}
+
+void pdpa_lend_free(const Snapshot& s, std::vector<PdpaWork>& w, int machine, int& used, const PdpaParams& p) {
+  if (p.strict != 0 || used >= machine) return;
+  // Order: unmeasured first, then by measured efficiency, highest first.
+  // Never to a job known to waste them: in DEC, measured below target_eff now, or with a larger allocation
+  // below target_eff in its history.
+  std::vector<std::size_t> order;
+  for (std::size_t i = 0; i < w.size(); ++i) {
+    const PdpaJobMemory& m = *w[i].mem;
+    const Perf& perf = s.jobs[i].perf;
+    // Only to jobs whose state machine is at rest (STABLE) or that cannot be measured (unmeasured): an INC
+    // job grows through its own transitions, and a NO_REF one is about to be judged at what it holds.
+    if (w[i].cpus >= std::max(s.jobs[i].request, 1)) continue;
+    if (!(m.state == PdpaState::stable || m.unmeasured)) continue;
+    if (perf.valid && perf.efficiency < p.target_eff) continue;
+    if (held_back_by_history(m, w[i].cpus, p) != nullptr) continue;
+    order.push_back(i);
+  }
+  auto rank = [&](std::size_t i) {
+    const PdpaJobMemory& m = *w[i].mem;
+    if (m.unmeasured || !s.jobs[i].perf.valid) return 2.0;
+    return std::min(s.jobs[i].perf.efficiency, 1.0);
+  };
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return rank(a) > rank(b); });
+  std::vector<int> lent(w.size(), 0);
+  bool gave = true;
+  while (used < machine && gave) {
+    gave = false;
+    for (std::size_t i : order) {
+      if (used >= machine) break;
+      if (w[i].cpus >= std::max(s.jobs[i].request, 1)) continue;
+      ++w[i].cpus;
+      ++lent[i];
+      ++used;
+      gave = true;
+    }
+  }
+  for (std::size_t i = 0; i < w.size(); ++i) {
+    if (lent[i] == 0) continue;
+    PdpaJobMemory& m = *w[i].mem;
+    m.lent += lent[i];
+    if (m.state == PdpaState::stable) m.stable_efficiency = -1;  // judged afresh at the larger allocation
+    m.previous = {};
+    m.added = 0;
+    w[i].why = fmt::format("{}: {} idle, lent (work conservation; taken back when a job arrives) → {}",
+                           state_label(m), cpus_text(lent[i]), cpus_text(w[i].cpus));
+  }
+}
+
+}  // namespace cosched::policy

@@ -1,0 +1,47 @@
+#!/usr/bin/python3
+"""PDPA on real jobs beyond the paper's assumptions (docs/policies.md, "PDPA: departures from the paper"): a job
+that never reports (no iterative structure) becomes UNMEASURED after unmeasured_after_s and stops holding back
+admission, both jobs finish, and no CPU stays idle while a running job wants more: the sum of allocations in
+status --json is min(CPUs, sum of requests)."""
+import time
+import unittest
+
+from harness import RmTestCase, program, wait_for
+
+NONPERIODIC = ["--regions", "4", "--work-ms", "20", "--quiet"]
+
+
+class PdpaOnJobsThatNeverReport(RmTestCase):
+    def test_unmeasured_job_admits_others_and_idle_cpus_are_used(self):
+        rm = self.start_rm("--param", "unmeasured_after_s=3", policy="pdpa", quantum_ms=100)
+        lone = self.start_job([program("amdahl-nonperiodic-clang"), "--iterations", "1200"] + NONPERIODIC, rm,
+                              request=2)
+        j = wait_for(lambda: rm.job(lone.pid), what="the non-iterative job registered")
+        self.assertEqual(j["policy_state"], "NO_REF")
+        self.assertFalse(rm.status()["may_start"], "a NO_REF job may still claim CPUs")
+        t0 = time.monotonic()
+        # Within the bound (3 s, plus a second for reports and quanta) it is unmeasured and admission reopens.
+        wait_for(lambda: rm.status()["may_start"], timeout=6, interval=0.1, what="may_start true again")
+        waited = time.monotonic() - t0
+        self.assertEqual(rm.job(lone.pid)["policy_state"], "UNMEASURED")
+        self.assertLessEqual(waited, 4.5)
+
+        other = self.start_job([program("amdahl-clang"), "--serial-fraction", "0", "--iterations", "60",
+                                "--work-ms", "30", "--quiet"], rm, request=2, launcher=["--malleable"])
+        wait_for(lambda: rm.job(other.pid), what="the iterative job registered")
+        sums = []
+        while other.proc.poll() is None or lone.proc.poll() is None:
+            st = rm.status()
+            jobs = st["jobs"]
+            if jobs:
+                sums.append((len(jobs), st["allocated"], min(2, sum(j["requested"] for j in jobs))))
+            time.sleep(0.1)
+        self.assertEqual(other.wait(), 0, other.stderr())
+        self.assertEqual(lone.wait(), 0, lone.stderr())
+        # Work conservation: apart from single transients (a quantum), every CPU is allocated.
+        short = [s for s in sums if s[1] < s[2]]
+        self.assertLessEqual(len(short), max(1, len(sums) // 20), f"(jobs, allocated, wanted): {short[:10]}")
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)

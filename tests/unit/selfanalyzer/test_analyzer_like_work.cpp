@@ -1,0 +1,162 @@
+// Comparing like with like (docs/selfanalyzer.md): a job whose work changes at the baseline size, an
+// iteration that drifts, data-dependent iteration times, and samples slowed by outside load. Values worked
+// out by hand in each test.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "selfanalyzer/analyzer.hpp"
+#include "synthetic_program.hpp"
+
+namespace cosched::sa {
+namespace {
+
+using testing::AmdahlLoop;
+using testing::Driver;
+using testing::latest;
+using testing::region_ids;
+
+TEST(AnalyzerLikeWork, WorkThatChangesAtTheBaselineSizeRestartsTheMeasurement) {
+  Analyzer a{Config{}};
+  Driver d(a);
+  d.granted = 2;
+  AmdahlLoop loop{region_ids(3), 0.1, 0.5};  // T(1) = 0.1 s, T(2) = 0.075 s
+  ASSERT_GT(d.until_report_at(loop, 2), 0);
+  EXPECT_NEAR(latest(a).speedup, 0.1 / 0.075, 1e-3);
+  // The RM moves the job back to one CPU, and the program now works on data 1.5 times larger: at the
+  // baseline size a ratio of 0.1 / 0.15 = 0.67 is not 1 ± 0.2, so nothing is reported from it, and the
+  // measurement starts over with a fresh baseline (0.15 s), against which 1 CPU is a speedup of 1.
+  d.granted = 1;
+  loop.t1_s = 0.15;
+  d.iterations(loop, 12);
+  EXPECT_EQ(a.restarts(), 1U);
+  EXPECT_EQ(a.last_restart(), proto::MeasureRestart::work_changed);
+  const Report r = latest(a);
+  EXPECT_EQ(r.cpus, 1);
+  EXPECT_NEAR(r.baseline_s, 0.15, 1e-6);
+  EXPECT_NEAR(r.speedup, 1.0, 1e-6) << "a speedup at 1 CPU against the old 1-CPU baseline was reported";
+}
+
+TEST(AnalyzerLikeWork, DriftingIterationsNeverReportAnImpossibleSpeedup) {
+  // Each iteration is 5 % shorter than the one before (an LU factorisation). Compared with a baseline
+  // taken long before, the speedup at 2 CPUs would climb without bound; no report may exceed
+  // 2 × (1 + 0.5) = 3.
+  Analyzer a{Config{}};
+  Driver d(a);
+  d.granted = 2;
+  AmdahlLoop loop{region_ids(2), 1.0, 0.9};
+  double max_efficiency = 0;
+  for (int k = 0; k < 150; ++k) {
+    d.iterations(loop, 1);
+    loop.t1_s *= 0.95;
+    Report r;
+    if (a.report(r)) max_efficiency = std::max(max_efficiency, r.efficiency);
+  }
+  EXPECT_LE(max_efficiency, 1.5);
+  EXPECT_GE(a.restarts(), 1U);
+}
+
+TEST(AnalyzerLikeWork, NoisyWorkWaitsForAFullWindowBeforeItsFirstReport) {
+  // Iteration times alternate 0.1 s and 0.14 s at each team size (a particle filter's data-dependent
+  // serial phase): a relative spread of 0.4 / 1.2 > 0.25, so the first report at 2 CPUs waits for the
+  // whole window of 5 samples instead of 3.
+  Config cfg;
+  cfg.baseline_iterations = 3;
+  Analyzer a{cfg};
+  Driver d(a);
+  d.granted = 2;
+  AmdahlLoop loop{region_ids(2), 0.1, 0.0};  // not parallel: the same time at any team size
+  int iterations = 0;
+  while (a.report_seq() == 0 && iterations < 100) {
+    loop.t1_s = iterations % 2 == 0 ? 0.1 : 0.14;
+    d.iterations(loop, 1);
+    ++iterations;
+  }
+  ASSERT_GT(a.report_seq(), 0U);
+  EXPECT_EQ(latest(a).samples, 5);
+}
+
+// A wait source the test drives: the threads' total run-queue delay, in ns.
+std::uint64_t g_wait_ns = 0;
+std::uint64_t fake_wait() noexcept { return g_wait_ns; }
+
+// Runs the job until it reports at 2 CPUs, one iteration at a time; `busy(k)` says whether iteration k
+// runs under outside load: 1.6 times slower, its threads waiting 0.6 / 1.6 = 37.5 % of their time for a CPU
+// (1 % otherwise). Returns how many iterations were busy.
+template <typename Busy>
+int run_until_report_at_2(Analyzer& a, Driver& d, Busy busy, int limit = 200) {
+  AmdahlLoop loop{region_ids(2), 0.1, 0.5};  // clean: T(1) = 0.1 s, T(2) = 0.075 s
+  int slowed = 0;
+  for (int k = 0; k < limit && !(a.report_seq() > 0 && latest(a).cpus == 2); ++k) {
+    const bool b = busy(k);
+    const int team = a.team_for(d.granted);
+    const double clean_s = 0.1 * (0.5 + 0.5 / team);
+    loop.t1_s = b ? 0.16 : 0.1;
+    d.iterations(loop, 1);
+    const double elapsed_s = clean_s * (b ? 1.6 : 1.0);
+    g_wait_ns += static_cast<std::uint64_t>((b ? 0.375 : 0.01) * elapsed_s * team * 1e9);  // before the next boundary
+    slowed += b ? 1 : 0;
+  }
+  return slowed;
+}
+
+TEST(AnalyzerOutsideLoad, SamplesTakenDuringBurstsAreDiscarded) {
+  // One iteration in four runs during a burst of outside load: its wait share (37.5 %) is 36.5 points from
+  // the window's (1 %), more than 10, so it is discarded. The speedup is exactly T(1) / T(2) = 0.1 / 0.075.
+  g_wait_ns = 0;
+  Analyzer a{Config{}};
+  a.set_wait_source(&fake_wait);
+  Driver d(a);
+  d.granted = 2;
+  const int slowed = run_until_report_at_2(a, d, [](int k) { return k % 4 == 3; });
+  const Report r = latest(a);
+  EXPECT_EQ(r.cpus, 2);
+  EXPECT_NEAR(r.speedup, 0.1 / 0.075, 1e-3);
+  EXPECT_EQ(a.restarts(), 0U);
+  // Iterations before the lock and warm-ups after a team change are no samples at all.
+  EXPECT_GE(a.contaminated(), static_cast<std::uint64_t>(slowed - 2));
+}
+
+TEST(AnalyzerOutsideLoad, AConstantLoadIsLikeWithLike) {
+  // Every iteration runs under the same load: baseline and P are slowed alike (0.16 s and 0.12 s), all
+  // samples share one level, nothing is discarded, and the speedup is 0.16 / 0.12 = 1.333.
+  g_wait_ns = 0;
+  Analyzer a{Config{}};
+  a.set_wait_source(&fake_wait);
+  Driver d(a);
+  d.granted = 2;
+  run_until_report_at_2(a, d, [](int) { return true; });
+  EXPECT_NEAR(latest(a).speedup, 0.16 / 0.12, 1e-3);
+  EXPECT_NEAR(latest(a).cpu_wait, 0.375, 1e-3);
+  EXPECT_EQ(a.contaminated(), 0U);
+}
+
+TEST(AnalyzerOutsideLoad, ABaselineMeasuredUnderAnotherLoadIsMeasuredAgain) {
+  // The baseline is measured on a quiet machine; from iteration 9 on a lasting load slows everything. After
+  // three samples at the new level the window moves to it; its level (37.5 %) is 36.5 points from the
+  // baseline's (1 %), so the baseline is measured again under the new load before anything is reported.
+  g_wait_ns = 0;
+  Analyzer a{Config{}};
+  a.set_wait_source(&fake_wait);
+  Driver d(a);
+  d.granted = 2;
+  run_until_report_at_2(a, d, [](int k) { return k >= 9; });
+  EXPECT_GE(a.restarts(), 1U);
+  EXPECT_EQ(a.last_restart(), proto::MeasureRestart::load_changed);
+  EXPECT_NEAR(latest(a).speedup, 0.16 / 0.12, 1e-3);
+}
+
+TEST(AnalyzerOutsideLoad, UnknownWaitsFilterNothing) {
+  g_wait_ns = kWaitUnknown;
+  Analyzer a{Config{}};
+  a.set_wait_source(&fake_wait);
+  Driver d(a);
+  d.granted = 2;
+  const AmdahlLoop loop{region_ids(2), 0.1, 0.5};
+  ASSERT_GT(d.until_report_at(loop, 2), 0);
+  EXPECT_EQ(a.contaminated(), 0U);
+  EXPECT_EQ(latest(a).cpu_wait, -1);
+}
+
+}  // namespace
+}  // namespace cosched::sa
