@@ -85,4 +85,32 @@ void write(Sub s, Level l, std::string_view msg) {
   std::fflush(stderr);
 }
 
+bool Throttle::allow(double now_s, std::uint64_t& suppressed) {
+  if (!started_ || now_s - window_start_ >= period_) {
+    started_ = true;
+    window_start_ = now_s;
+    used_ = 0;
+  }
+  if (used_ >= burst_) {
+    ++held_;
+    suppressed = 0;
+    return false;
+  }
+  ++used_;
+  suppressed = held_;
+  held_ = 0;
+  return true;
+}
+
+double monotonic_seconds() noexcept {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+std::string with_suppressed(std::string msg, std::uint64_t suppressed) {
+  if (suppressed > 0) msg += fmt::format(" ({} similar line{} suppressed)", suppressed, suppressed == 1 ? "" : "s");
+  return msg;
+}
+
 }  // namespace cosched::log

@@ -3,9 +3,12 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -57,7 +60,46 @@ int read_all(int fd, char* p, std::size_t n, int& passed_fd) {
   return 0;
 }
 
+std::string parent_dir(const std::string& path) {
+  auto slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+// Whether a process of `uid` may stand in for the RM: ours, or root's (an RM run by root for a group).
+bool trusted_uid(uid_t uid) { return uid == ::geteuid() || uid == 0; }
+
 }  // namespace
+
+bool trusted_socket_dir(const std::string& socket_path, std::string& err) {
+  const std::string dir = parent_dir(socket_path);
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0) return true;  // connect() will name what is missing
+  if (!trusted_uid(st.st_uid)) {
+    err = "refusing " + socket_path + ": its directory " + dir + " belongs to uid " + std::to_string(st.st_uid) +
+          ", not to this user (uid " + std::to_string(::geteuid()) +
+          ") or root: another user could impersonate the RM there";
+    errno = EPERM;
+    return false;
+  }
+  return true;
+}
+
+bool trusted_peer(int fd, const std::string& socket_path, std::string& err) {
+  ucred cred{};
+  socklen_t len = sizeof cred;
+  if (::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) {
+    err = "cannot identify the process serving " + socket_path + ": " + std::strerror(errno);
+    return false;
+  }
+  if (!trusted_uid(cred.uid)) {
+    err = "refusing " + socket_path + ": it is served by uid " + std::to_string(cred.uid) + " (pid " +
+          std::to_string(cred.pid) + "), not by this user (uid " + std::to_string(::geteuid()) + ") or root";
+    errno = EPERM;
+    return false;
+  }
+  return true;
+}
 
 const char* to_string(RecvStatus s) noexcept {
   switch (s) {
@@ -71,23 +113,22 @@ const char* to_string(RecvStatus s) noexcept {
   return "unknown";
 }
 
-int connect_unix(const std::string& path, int timeout_ms, std::string& err) {
-  sockaddr_un addr{};
-  if (path.size() >= sizeof addr.sun_path) {
-    err = "socket path too long: " + path;
-    return -1;
-  }
+namespace {
+
+std::int64_t now_ms() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<std::int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
+}
+
+// One non-blocking connect attempt, waiting at most `wait_ms` for it to complete. The fd, or -1 (errno set).
+int connect_once(const sockaddr_un& addr, int wait_ms) {
   int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-  if (fd < 0) {
-    err = std::string("socket(): ") + std::strerror(errno);
-    return -1;
-  }
-  addr.sun_family = AF_UNIX;
-  std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
-  int rc = ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+  if (fd < 0) return -1;
+  int rc = ::connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr);
   if (rc < 0 && errno == EINPROGRESS) {
     pollfd p{fd, POLLOUT, 0};
-    rc = ::poll(&p, 1, timeout_ms) == 1 ? 0 : -1;
+    rc = ::poll(&p, 1, wait_ms) == 1 ? 0 : -1;
     int soerr = 0;
     socklen_t len = sizeof soerr;
     if (rc == 0 && ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &len) == 0 && soerr != 0) {
@@ -98,8 +139,49 @@ int connect_unix(const std::string& path, int timeout_ms, std::string& err) {
     }
   }
   if (rc < 0) {
-    err = "cannot connect to " + path + ": " + std::strerror(errno);
+    const int e = errno;
     ::close(fd);
+    errno = e;
+    return -1;
+  }
+  return fd;
+}
+
+}  // namespace
+
+int connect_unix(const std::string& path, int timeout_ms, std::string& err) {
+  sockaddr_un addr{};
+  if (path.size() >= sizeof addr.sun_path) {
+    err = "socket path too long: " + path;
+    return -1;
+  }
+  // Whoever owns the directory can put any socket at this path; whoever answers must be us or root.
+  if (!trusted_socket_dir(path, err)) return -1;
+  addr.sun_family = AF_UNIX;
+  std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
+  // A full listen backlog (EAGAIN: the RM is busy, e.g. hundreds of jobs starting at once) is retried with
+  // backoff until the timeout: a busy RM must not push a job out of its control. No RM at all (ENOENT,
+  // ECONNREFUSED) fails at once, so a job without an RM starts natively without delay.
+  const std::int64_t deadline = now_ms() + std::max(timeout_ms, 0);
+  int backoff_ms = 1;
+  int fd = -1;
+  for (;;) {
+    const std::int64_t left = deadline - now_ms();
+    fd = connect_once(addr, static_cast<int>(std::max<std::int64_t>(left, 0)));
+    if (fd >= 0 || errno != EAGAIN || left <= 0) break;
+    const int e = errno;
+    ::poll(nullptr, 0, static_cast<int>(std::min<std::int64_t>(backoff_ms, left)));
+    errno = e;
+    backoff_ms = std::min(backoff_ms * 2, 100);
+  }
+  if (fd < 0) {
+    err = "cannot connect to " + path + ": " + std::strerror(errno);
+    return -1;
+  }
+  if (!trusted_peer(fd, path, err)) {
+    const int e = errno;
+    ::close(fd);
+    errno = e;
     return -1;
   }
   // Back to blocking, with a receive timeout so a stuck peer cannot hang a client forever.

@@ -251,6 +251,8 @@ nlohmann::json summarize(const Run& run) {
   s["machine_cpus"] = run.machine_cpus;
   s["workload"] = run.workload;
   s["time_scale"] = run.time_scale;
+  if (run.unmanaged_jobs >= 0) s["unmanaged_jobs"] = run.unmanaged_jobs;
+  if (run.skipped_lines > 0) s["skipped_lines"] = run.skipped_lines;
   s["window"] = {{"begin", window.begin}, {"end", window.end}};
   double held = 0;
   for (const JobRecord* j : all) held += j->cpu_seconds();

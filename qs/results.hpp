@@ -71,6 +71,11 @@ struct Run {
   double time_scale = 1.0;
   std::vector<JobRecord> jobs;
   std::vector<MlSample> ml;
+  // Real runs: jobs that ran without the RM's control (their registration failed); -1 where it does not
+  // apply (native and simulated runs).
+  int unmanaged_jobs = -1;
+  // Lenient reads: SWF lines skipped as bad (all of them, not only those shown).
+  std::int64_t skipped_lines = 0;
 };
 
 // Summary statistics (what summary.json holds).

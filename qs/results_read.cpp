@@ -198,6 +198,8 @@ Status read_metadata(const std::string& dir, Run& run) {
   run.workload = field("workload", std::string());
   run.machine_cpus = saturate<int>(field("machine_cpus", 1.0));
   run.time_scale = field("time_scale", 1.0);
+  run.unmanaged_jobs = saturate<int>(field("unmanaged_jobs", -1.0));
+  run.skipped_lines = saturate<std::int64_t>(field("skipped_lines", 0.0));
   if (auto it = s.find("params"); it != s.end()) run.params = *it;
   return {};
 }

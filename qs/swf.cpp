@@ -321,7 +321,15 @@ Result<std::string> read_text(const std::string& path) {
     text.resize(old + static_cast<std::size_t>(n));
     if (n == 0) break;
   }
+  // gzread returns what it could decompress and stops; Z_BUF_ERROR then means the input ended inside a
+  // gzip stream (a truncated download), which would otherwise pass as a shorter workload.
+  int zerr = Z_OK;
+  (void)gzerror(f, &zerr);
   gzclose(f);
+  if (zerr == Z_BUF_ERROR) {
+    return make_error(Errc::io_error, "cannot read '" + path + "': truncated gzip stream (the file ends inside "
+                                      "compressed data; " + std::to_string(text.size()) + " bytes decompressed)");
+  }
   return text;
 }
 

@@ -118,8 +118,16 @@ struct Options {
 
 // Parses SWF text. `name` prefixes every message ("w1.swf:12: ..."). Errors are Errc::parse_error.
 Result<Workload> parse(std::string_view text, std::string_view name, const Options& options = {});
-// Reads a whole file, plain or gzip-compressed, then parses it. Errc::io_error when it cannot be read.
+// Reads a whole file, plain or gzip-compressed, then parses it. Errc::io_error when it cannot be read, or
+// when a gzip stream ends before its end (a truncated download).
 Result<Workload> read_file(const std::string& path, const Options& options = {});
+
+// Warnings about the workload as a whole (swf_checks.cpp), to print after the per-line ones: the total of
+// bad lines skipped (lenient reads keep only the first kMaxWarnings messages), and a header whose MaxJobs or
+// MaxRecords promises more jobs than the file holds.
+std::vector<std::string> workload_notes(const Workload& w, std::string_view name);
+// A workload with no job is bad input (Errc::invalid_argument naming the file and what was skipped).
+Status require_jobs(const Workload& w, std::string_view name);
 // Just the file's bytes, decompressed if gzip (shared with the catalog and tools).
 Result<std::string> read_text(const std::string& path);
 

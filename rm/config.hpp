@@ -16,6 +16,8 @@ struct Config {
   std::string socket;
   std::string socket_group;     // allow this group to connect (mode 0660), empty: owner only (0600)
   int quantum_ms = 100;
+  int nice = -10;                 // the RM's niceness when permitted (raise_priority)
+  int client_timeout_ms = 10000;  // a peer that leaves a frame half-sent, or says nothing, this long is dropped
   std::string decision_log;     // JSON lines, empty: none
   std::string enforce = "auto";
   std::string synthetic_topology;  // hwloc synthetic description instead of the real machine

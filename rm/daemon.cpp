@@ -19,7 +19,7 @@ namespace cosched::rm {
 Daemon::Daemon(Config cfg) : cfg_(std::move(cfg)), t0_(std::chrono::steady_clock::now()) {}
 
 Daemon::~Daemon() {
-  for (int fd : {epfd_, signal_fd_, quantum_fd_, wake_fd_}) {
+  for (int fd : {epfd_, signal_fd_, quantum_fd_, wake_fd_, spare_fd_}) {
     if (fd >= 0) ::close(fd);
   }
 }
@@ -29,6 +29,10 @@ double Daemon::now() const {
 }
 
 Status Daemon::start() {
+  raise_fd_limit();
+  raise_priority();
+  // Before anything else starts (guard, cgroups): a directory we must not serve in is one error line.
+  if (auto st = prepare_socket_dir(); !st) return st;
   auto topo = Topology::load(cfg_.cpus, cfg_.synthetic_topology);
   if (!topo) return topo.error();
   topo_ = std::move(*topo);
@@ -92,6 +96,20 @@ void Daemon::loop_once(int timeout_ms) {
     if (errno != EINTR) COSCHED_ERROR(rm, "epoll_wait: {}", std::strerror(errno));
     return;
   }
+  // Peers first: a starting job waits for its registration reply (and gives up after its timeout), while
+  // a quantum, a timer or a departure loses nothing by waiting for the rest of this batch.
+  for (int i = 0; i < n; ++i) {
+    int fd = evs[i].data.fd;
+    if (fd == listen_fd_) {
+      on_accept();
+    } else if (auto c = conns_.find(fd); c != conns_.end()) {
+      if (evs[i].events & EPOLLOUT) on_writable(c->second);
+      if (auto again = conns_.find(fd); again != conns_.end() && (evs[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR))) {
+        on_readable(again->second);
+      }
+    }
+  }
+  confine_admitted();
   for (int i = 0; i < n; ++i) {
     int fd = evs[i].data.fd;
     if (fd == signal_fd_) {
@@ -106,15 +124,8 @@ void Daemon::loop_once(int timeout_ms) {
       while (::read(wake_fd_, &ticks, sizeof ticks) > 0) {
       }
       decide(policy::Event::timer, -1);
-    } else if (fd == listen_fd_) {
-      on_accept();
     } else if (auto p = pidfds_.find(fd); p != pidfds_.end()) {
       depart(p->second, "process exited");
-    } else if (auto c = conns_.find(fd); c != conns_.end()) {
-      if (evs[i].events & EPOLLOUT) on_writable(c->second);
-      if (auto again = conns_.find(fd); again != conns_.end() && (evs[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR))) {
-        on_readable(again->second);
-      }
     }
   }
 }
@@ -147,7 +158,10 @@ void Daemon::on_quantum() {
     if (::kill(j.pid, 0) != 0 && errno == ESRCH) gone.push_back(id);
   }
   for (auto id : gone) depart(id, "process gone");
+  drop_stalled_connections();
+  resume_accepting();  // after a pause for lack of fds: try again once per quantum
   poll_reports();
+  track_suspended();  // the quantum's decision below acts on it
   for (auto& [id, j] : jobs_) enforcer_->refresh(j);
   enforcer_->tidy();
   decide(policy::Event::quantum, -1);

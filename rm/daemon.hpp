@@ -15,8 +15,11 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "config.hpp"
+#include "ctl_request.hpp"
+#include "cosched/log.hpp"
 #include "cosched/wire.hpp"
 #include "decision_log.hpp"
 #include "enforce/enforcer.hpp"
@@ -50,6 +53,7 @@ class Daemon {
     std::string out;          // bytes not yet written
     policy::JobId job = -1;   // set once the peer registered as a job
     bool closing = false;     // close once `out` is flushed
+    double progress_at = 0;   // accepted, last whole frame read, or last bytes written (client timeout)
   };
 
   // daemon.cpp
@@ -62,6 +66,7 @@ class Daemon {
 
   // server.cpp
   Status open_socket();
+  Status prepare_socket_dir() const;
   void on_accept();
   void on_readable(Conn& c);
   void on_writable(Conn& c);
@@ -70,8 +75,18 @@ class Daemon {
   void watch(int fd, std::uint32_t events);
   bool authorised(const Conn& c) const;
 
+  // server_limits.cpp: what keeps a hostile or broken peer from starving the RM
+  void raise_fd_limit();
+  void raise_priority();
+  void shed_connections();
+  void pause_accepting();
+  void resume_accepting();
+  void drop_stalled_connections();
+
   // daemon_jobs.cpp
   void handle_register(Conn& c, const wire::Frame& f);
+  void confine_admitted();
+  bool track_suspended();  // suspended.cpp: true when a job was stopped or continued since the last call
   void depart(policy::JobId id, const std::string& why);
   void poll_reports();
   void decide(policy::Event event, policy::JobId subject);
@@ -83,6 +98,7 @@ class Daemon {
 
   // daemon_ctl.cpp
   void handle_ctl(Conn& c, const wire::Frame& f);
+  nlohmann::json answer_ctl(const Conn& c, const CtlRequest& req);
   nlohmann::json status_json() const;
   nlohmann::json job_json(const Job& j) const;
 
@@ -100,13 +116,18 @@ class Daemon {
   int quantum_fd_ = -1;
   int wake_fd_ = -1;
   bool socket_created_ = false;
+  int spare_fd_ = -1;            // held back so that the RM can accept-and-refuse when out of fds
+  bool accept_paused_ = false;   // the listening socket is out of epoll (out of fds, no spare)
+  log::Throttle accept_log_{3, 1.0};  // lines a peer can trigger at will are throttled
+  log::Throttle peer_log_{20, 1.0};
   bool running_ = true;
 
   std::map<int, Conn> conns_;                 // by fd
   std::map<policy::JobId, Job> jobs_;         // by id = admission order
   std::map<int, policy::JobId> pidfds_;       // pidfd → job
+  std::vector<policy::JobId> to_confine_;     // admitted in this event batch, confined after its replies
   std::map<policy::JobId, std::deque<WhyEntry>> departed_why_;  // `why` for recently departed jobs
-  std::deque<nlohmann::json> recent_decisions_;  // the decision log's latest entries, for `decisions`
+  DecisionHistory recent_decisions_{4 << 20};  // what changed in recent decisions, for `decisions` (4 MiB)
   policy::JobId next_id_ = 1;
   bool may_start_ = false;
   std::string may_start_reason_;

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include "cosched/log.hpp"
+#include "ctl_request.hpp"
 #include "daemon.hpp"
 #include "policies/registry.hpp"
 
@@ -24,24 +25,6 @@ const char* phase_name(proto::Phase p) {
 
 json error_reply(const std::string& msg) { return {{"ok", false}, {"error", msg}}; }
 
-// Reads {"params": {"k": "v" or number}} into a ParamList; errors name the key.
-Result<policy::ParamList> params_of(const json& req) {
-  policy::ParamList out;
-  if (!req.contains("params")) return out;
-  const auto& p = req.at("params");
-  if (!p.is_object()) return make_error(Errc::invalid_argument, "field 'params' must be an object");
-  for (const auto& [k, v] : p.items()) {
-    if (v.is_string()) {
-      out.emplace_back(k, v.get<std::string>());
-    } else if (v.is_number()) {
-      out.emplace_back(k, v.dump());
-    } else {
-      return make_error(Errc::invalid_argument, "parameter '" + k + "' must be a string or a number");
-    }
-  }
-  return out;
-}
-
 }  // namespace
 
 json Daemon::job_json(const Job& j) const {
@@ -53,7 +36,7 @@ json Daemon::job_json(const Job& j) const {
             {"allocated", j.allocation},
             {"cpus", j.cpus.to_vector()},
             {"cpu_list", j.cpus.to_string()},
-            {"state", j.runnable ? "running" : "stopped"},
+            {"state", j.suspended ? "suspended" : j.runnable ? "running" : "stopped"},
             {"policy_state", j.policy_state},
             {"arrival_s", j.arrival},
             {"regions", j.progress.regions},
@@ -114,81 +97,75 @@ json Daemon::status_json() const {
 }
 
 void Daemon::handle_ctl(Conn& c, const wire::Frame& f) {
-  json req = json::parse(f.payload, nullptr, false);
   auto reply = [&](const json& r) {
     c.closing = true;
     queue_reply(c, proto::MsgType::ctl_reply, r.dump(-1, ' ', false, json::error_handler_t::replace));
   };
-  if (req.is_discarded() || !req.is_object()) {
-    COSCHED_WARN(ctl, "pid {}: control request is not a JSON object", c.pid);
-    return reply(error_reply("request is not a JSON object"));
+  auto req = parse_ctl_request(f.payload);
+  if (!req) {
+    COSCHED_THROTTLED(peer_log_, ctl, warn, "pid {}: bad control request: {}", c.pid, req.error().message);
+    return reply(error_reply(req.error().message));
   }
-  if (!req.contains("cmd") || !req["cmd"].is_string()) return reply(error_reply("missing string field 'cmd'"));
-  const std::string cmd = req["cmd"];
-  COSCHED_DEBUG(ctl, "pid {}: {}", c.pid, cmd);
+  // The request is typed now; what follows only reads the RM's own state. A library exception there is
+  // still one error for this client, never the end of the RM (and of every job's coordination).
+  try {
+    if (req->cmd == CtlCmd::decisions) {
+      // The recent decisions (oldest first) with t > since, spliced in as the text they are kept as: how
+      // qsubmit records the decisions of an RM it did not start.
+      c.closing = true;
+      std::string out = R"({"ok":true,"now":)" + json(now()).dump() +
+                        R"(,"decisions":)" + recent_decisions_.since(req->since) + "}";
+      return queue_reply(c, proto::MsgType::ctl_reply, out);
+    }
+    reply(answer_ctl(c, *req));
+  } catch (const std::exception& e) {
+    COSCHED_ERROR(ctl, "pid {}: control request failed: {}", c.pid, e.what());
+    reply(error_reply(std::string("internal error: ") + e.what()));
+  }
+}
 
-  if (cmd == "status") return reply(status_json());
-  if (cmd == "may_start") {
-    return reply({{"ok", true}, {"may_start", may_start_}, {"reason", may_start_reason_}, {"running", jobs_.size()}});
-  }
-  if (cmd == "shutdown") {
-    COSCHED_INFO(ctl, "shutdown requested by pid {}", c.pid);
-    running_ = false;
-    return reply({{"ok", true}});
-  }
-  if (cmd == "decisions") {
-    // The decision log's recent entries (newest last) with t > since: how qsubmit records the decisions of
-    // an RM it did not start.
-    double since = -1;
-    if (req.contains("since")) {
-      if (!req["since"].is_number()) return reply(error_reply("field 'since' must be a number (seconds)"));
-      since = req["since"];
+json Daemon::answer_ctl(const Conn& c, const CtlRequest& req) {
+  switch (req.cmd) {
+    case CtlCmd::status: return status_json();
+    case CtlCmd::may_start:
+      return {{"ok", true}, {"may_start", may_start_}, {"reason", may_start_reason_}, {"running", jobs_.size()}};
+    case CtlCmd::shutdown:
+      COSCHED_INFO(ctl, "shutdown requested by pid {}", c.pid);
+      running_ = false;
+      return {{"ok", true}};
+    case CtlCmd::decisions: break;  // answered as text by handle_ctl
+    case CtlCmd::policies: {
+      json list = json::array();
+      for (const auto& p : policy::list_policies()) list.push_back({{"name", p.name}, {"summary", p.summary}});
+      return {{"ok", true}, {"policies", list}};
     }
-    json out = json::array();
-    for (const auto& e : recent_decisions_) {
-      if (e.value("t", 0.0) > since) out.push_back(e);
-    }
-    return reply({{"ok", true}, {"now", now()}, {"decisions", out}});
-  }
-  if (cmd == "policies") {
-    json list = json::array();
-    for (const auto& p : policy::list_policies()) list.push_back({{"name", p.name}, {"summary", p.summary}});
-    return reply({{"ok", true}, {"policies", list}});
-  }
-  if (cmd == "why") {
-    if (!req.contains("job") || !req["job"].is_number_integer()) return reply(error_reply("field 'job' must be an integer"));
-    policy::JobId id = req["job"];
-    const std::deque<WhyEntry>* why = nullptr;
-    if (auto it = jobs_.find(id); it != jobs_.end()) why = &it->second.why;
-    if (auto it = departed_why_.find(id); why == nullptr && it != departed_why_.end()) why = &it->second;
-    if (why == nullptr) return reply(error_reply("no job " + std::to_string(id)));
-    json entries = json::array();
-    for (const auto& w : *why) {
-      entries.push_back({{"t", w.at}, {"event", w.event}, {"from", w.from}, {"to", w.to}, {"reason", w.reason}});
-    }
-    return reply({{"ok", true}, {"job", id}, {"running", jobs_.count(id) != 0}, {"decisions", entries}});
-  }
-  if (cmd == "policy" || cmd == "set") {
-    auto params = params_of(req);
-    if (!params) return reply(error_reply(params.error().message));
-    std::string name = cmd == "set" ? std::string(policy_->name()) : req.value("name", std::string());
-    if (name.empty()) return reply(error_reply("field 'name' (the policy) is required"));
-    if (name == policy_->name()) {
-      // Same policy: change parameters in place, keeping its memory of the jobs (PDPA states).
-      for (const auto& [k, v] : *params) {
-        if (auto st = policy_->set_param(k, v); !st) return reply(error_reply(st.error().message));
+    case CtlCmd::why: {
+      const std::deque<WhyEntry>* why = nullptr;
+      if (auto it = jobs_.find(req.job); it != jobs_.end()) why = &it->second.why;
+      if (auto it = departed_why_.find(req.job); why == nullptr && it != departed_why_.end()) why = &it->second;
+      if (why == nullptr) return error_reply("no job " + std::to_string(req.job));
+      json entries = json::array();
+      for (const auto& w : *why) {
+        entries.push_back({{"t", w.at}, {"event", w.event}, {"from", w.from}, {"to", w.to}, {"reason", w.reason}});
       }
-    } else {
-      auto p = policy::make_policy(name, topo_.machine(), *params);
-      if (!p) return reply(error_reply(p.error().message));
-      COSCHED_INFO(ctl, "policy {} → {}", policy_->name(), name);
-      policy_ = std::move(*p);
-      for (auto& [id, j] : jobs_) j.arena->set_baseline_wanted(baseline_wanted());
+      return {{"ok", true}, {"job", req.job}, {"running", jobs_.count(req.job) != 0}, {"decisions", entries}};
     }
-    decide(policy::Event::param_change, -1);
-    return reply(status_json());
+    case CtlCmd::policy:
+    case CtlCmd::set: {
+      const bool same = req.cmd == CtlCmd::set || req.name == policy_->name();
+      // Same policy: new parameters on a copy that keeps its memory of the jobs (PDPA states), kept only
+      // when every parameter was accepted. Another policy: a new one, built with all of them or not at all.
+      auto next = same ? policy::with_params(*policy_, req.params)
+                       : policy::make_policy(req.name, topo_.machine(), req.params);
+      if (!next) return error_reply(next.error().message);
+      if (!same) COSCHED_INFO(ctl, "policy {} → {}", policy_->name(), req.name);
+      policy_ = std::move(*next);
+      for (auto& [id, j] : jobs_) j.arena->set_baseline_wanted(baseline_wanted());
+      decide(policy::Event::param_change, -1);
+      return status_json();
+    }
   }
-  return reply(error_reply("unknown command '" + cmd + "' (status, may_start, policy, set, why, decisions, policies, shutdown)"));
+  return error_reply("unknown command");
 }
 
 }  // namespace cosched::rm

@@ -18,7 +18,6 @@ namespace {
 constexpr std::size_t kWhyDepth = 32;
 constexpr std::size_t kHistoryDepth = 16;
 constexpr std::size_t kDepartedKept = 256;
-constexpr std::size_t kRecentDecisions = 4096;  // served by the `decisions` control request
 
 int pidfd_open(pid_t pid) { return static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)); }
 
@@ -35,11 +34,16 @@ std::string printable(const char* s, std::size_t max) {
 
 void Daemon::handle_register(Conn& c, const wire::Frame& f) {
   auto refuse = [&](const std::string& why) {
-    COSCHED_WARN(rm, "registration from pid {} refused: {}", c.pid, why);
+    COSCHED_THROTTLED(peer_log_, rm, warn, "registration from pid {} refused: {}", c.pid, why);
     c.closing = true;
     queue_reply(c, proto::MsgType::refused, why);
   };
-  if (c.job >= 0) return refuse("already registered as job " + std::to_string(c.job));
+  if (c.job >= 0) {
+    // The connection is the job's lifeline (its EOF sends the job native): refuse the frame, keep the job.
+    COSCHED_THROTTLED(peer_log_, rm, warn, "pid {}: second registration refused: already job {}", c.pid, c.job);
+    queue_reply(c, proto::MsgType::refused, "already registered as job " + std::to_string(c.job));
+    return;
+  }
   if (f.payload.size() != sizeof(proto::RegisterBody)) {
     return refuse("register message has " + std::to_string(f.payload.size()) + " bytes, expected " +
                   std::to_string(sizeof(proto::RegisterBody)));
@@ -89,10 +93,21 @@ void Daemon::handle_register(Conn& c, const wire::Frame& f) {
     depart(id, "registration reply failed");
     return;
   }
-  // After the reply: the job starts with its team size at once and is confined a few ms later.
-  if (auto st = enforcer_->confine(job); !st) {
-    COSCHED_WARN(enforce, "job {}: cannot confine it ({}); it is scheduled by team size only", id, st.error().message);
+  // After the reply, and after every other peer of this event batch: the job starts with its team size at
+  // once, and confinement (a cgroup.procs write waits ~9 ms for an RCU grace period) delays no registration.
+  to_confine_.push_back(id);
+}
+
+void Daemon::confine_admitted() {
+  for (auto id : to_confine_) {
+    auto it = jobs_.find(id);
+    if (it == jobs_.end()) continue;  // already gone
+    if (auto st = enforcer_->confine(it->second); !st) {
+      COSCHED_WARN(enforce, "job {}: cannot confine it ({}); it is scheduled by team size only", id,
+                   st.error().message);
+    }
   }
+  to_confine_.clear();
 }
 
 void Daemon::depart(policy::JobId id, const std::string& why) {
@@ -147,6 +162,7 @@ policy::Snapshot Daemon::snapshot(policy::Event event, policy::JobId subject) co
   s.machine = topo_.machine();
   s.jobs.reserve(jobs_.size());
   for (const auto& [id, j] : jobs_) {
+    if (j.suspended) continue;  // stopped by a signal: it cannot use CPUs (suspended.cpp)
     policy::JobView v;
     v.id = id;
     v.request = j.request;
@@ -175,6 +191,7 @@ void Daemon::apply(const policy::Decision& d, policy::Event event, policy::JobId
   for (const auto& a : d.jobs) by_id[a.id] = &a;
   std::vector<PlaceRequest> reqs;
   for (auto& [id, j] : jobs_) {
+    if (j.suspended) continue;  // keeps its allocation and CPU set; placement may lend those CPUs
     auto it = by_id.find(id);
     int want = it != by_id.end() ? it->second->cpus : std::max(j.allocation, 1);
     if (it == by_id.end() || want < 1 || want > ncpu) {
@@ -187,12 +204,15 @@ void Daemon::apply(const policy::Decision& d, policy::Event event, policy::JobId
   auto placed = place(topo_.order(), reqs);
 
   bool changed = false;
+  // The --log file gets every job in every entry; the in-memory history only the jobs this decision changed.
   nlohmann::json jobs_json = nlohmann::json::array();
+  nlohmann::json changes_json = nlohmann::json::array();
   for (const auto& r : reqs) {
     Job& j = jobs_.at(r.id);
     const CpuSet& cpus = placed.at(r.id);
     const auto* a = by_id.count(r.id) != 0 ? by_id.at(r.id) : nullptr;
     const std::string state_before = j.policy_state;
+    const bool restated = a != nullptr && a->state != state_before;
     if (a != nullptr) j.policy_state = a->state;
     bool moved = !(cpus == j.cpus) || r.count != j.allocation;
     if (!moved && j.policy_state != state_before && !state_before.empty()) {
@@ -218,11 +238,13 @@ void Daemon::apply(const policy::Decision& d, policy::Event event, policy::JobId
       remember_why(j, policy::to_string(event), from, r.count, reason);
       COSCHED_INFO(policy, "job {}: {} → {} CPU(s) [{}] ({})", r.id, from, r.count, cpus.to_string(), reason);
     }
-    jobs_json.push_back({{"id", r.id},
-                         {"allocated", r.count},
-                         {"cpus", cpus.to_string()},
-                         {"state", j.policy_state},
-                         {"reason", a != nullptr ? a->reason : ""}});
+    nlohmann::json job_entry = {{"id", r.id},
+                                {"allocated", r.count},
+                                {"cpus", cpus.to_string()},
+                                {"state", j.policy_state},
+                                {"reason", a != nullptr ? a->reason : ""}};
+    if (moved || restated || (a != nullptr && !a->reason.empty())) changes_json.push_back(job_entry);
+    if (log_.is_open()) jobs_json.push_back(std::move(job_entry));
   }
   bool ml_changed = d.may_start != may_start_;
   may_start_ = d.may_start;
@@ -237,11 +259,14 @@ void Daemon::apply(const policy::Decision& d, policy::Event event, policy::JobId
                             {"subject", subject},
                             {"policy", policy_->name()},
                             {"may_start", d.may_start},
-                            {"may_start_reason", d.may_start_reason},
-                            {"jobs", jobs_json}};
-    log_.write(entry);
-    recent_decisions_.push_back(std::move(entry));
-    while (recent_decisions_.size() > kRecentDecisions) recent_decisions_.pop_front();
+                            {"may_start_reason", d.may_start_reason}};
+    if (log_.is_open()) {
+      entry["jobs"] = std::move(jobs_json);
+      log_.write(entry);
+    }
+    entry["jobs"] = std::move(changes_json);
+    recent_decisions_.add(entry["t"].get<double>(),
+                          entry.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
   }
 }
 

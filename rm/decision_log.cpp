@@ -23,4 +23,24 @@ void DecisionLog::write(const nlohmann::json& entry) {
   std::fflush(f_);  // a crashed RM still leaves a readable log
 }
 
+void DecisionHistory::add(double t, std::string entry) {
+  bytes_ += entry.size();
+  entries_.push_back({t, std::move(entry)});
+  while (bytes_ > max_bytes_ && entries_.size() > 1) {
+    bytes_ -= entries_.front().json.size();
+    entries_.pop_front();
+  }
+}
+
+std::string DecisionHistory::since(double since) const {
+  std::string out = "[";
+  for (const auto& e : entries_) {
+    if (!(e.t > since)) continue;
+    if (out.size() > 1) out.push_back(',');
+    out += e.json;
+  }
+  out.push_back(']');
+  return out;
+}
+
 }  // namespace cosched::rm

@@ -38,6 +38,7 @@ struct Job {
   int allocation = 0;
   CpuSet cpus;
   bool runnable = true;
+  bool suspended = false;     // stopped by someone else (SIGSTOP, a debugger): its CPUs are lent to the others
   std::string policy_state;   // the policy's label (e.g. PDPA's "STABLE")
 
   // Mechanism handles.
@@ -51,6 +52,7 @@ struct Job {
   policy::Perf perf;
   std::vector<policy::HistoryEntry> history;
   ArenaProgress progress;
+  std::uint64_t regions_seen = 0;  // progress.regions at the previous quantum (suspension check)
   bool team_differs = false;  // the formed team differs from the allocation (noted once in `why` per change)
 
   std::deque<WhyEntry> why;   // most recent last, bounded

@@ -74,11 +74,21 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", COSCHED_VERSION);
   app.add_option("--policy,-p", cfg.policy, policy_help)->capture_default_str();
   app.add_option("--param", params, "policy parameter NAME=VALUE (repeatable), e.g. --param target_eff=0.7");
-  app.add_option("--cpus", cpus, "CPUs to manage, e.g. 0-3,8 (default: every CPU this process may use)");
+  auto* cpus_opt =
+      app.add_option("--cpus", cpus, "CPUs to manage, e.g. 0-3,8 (default: every CPU this process may use)");
   app.add_option("--socket,-s", cfg.socket, "UNIX socket to serve (env COSCHED_SOCKET)")->capture_default_str();
   app.add_option("--socket-group", cfg.socket_group, "also let members of this group use the RM (socket mode 0660)");
   app.add_option("--quantum-ms", cfg.quantum_ms, "policy quantum in milliseconds")
       ->check(CLI::Range(1, 60000))
+      ->capture_default_str();
+  app.add_option("--nice", cfg.nice,
+                 "the RM's niceness (applied when permitted): jobs wait on the RM to register, and it uses little CPU")
+      ->check(CLI::Range(-20, 19))
+      ->capture_default_str();
+  app.add_option("--client-timeout-ms", cfg.client_timeout_ms,
+                 "drop a connection that leaves a frame half-sent, or sends nothing, for this long (a registered "
+                 "job's idle connection is never dropped)")
+      ->check(CLI::Range(10, 3600000))
       ->capture_default_str();
   app.add_option("--log", cfg.decision_log, "write one JSON line per decision to this file");
   app.add_option("--enforce", cfg.enforce, "CPU enforcement: auto, cgroup, cgroup-v1, cgroup-v2, affinity, none")
@@ -106,10 +116,12 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "cosched-rm: --log-level: %s\n", st.error().message.c_str());
     return 2;
   }
-  if (!cpus.empty()) {
+  if (cpus_opt->count() > 0) {
+    // Given but empty (`--cpus ''`, an unset shell variable) is a mistake, not "every CPU".
     auto set = cosched::CpuSet::parse(cpus);
+    if (set && set->empty()) set = cosched::make_error(cosched::Errc::invalid_argument, "empty CPU list");
     if (!set) {
-      std::fprintf(stderr, "cosched-rm: --cpus: %s\n", set.error().message.c_str());
+      std::fprintf(stderr, "cosched-rm: --cpus '%s': %s\n", cpus.c_str(), set.error().message.c_str());
       return 2;
     }
     cfg.cpus = *set;

@@ -1,5 +1,6 @@
 // The RM's socket: listening, peer credentials, non-blocking framed I/O. Anything malformed from a peer is
 // one error line naming the peer, and that connection is dropped; the RM keeps serving everyone else.
+#include <fcntl.h>
 #include <grp.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
@@ -23,23 +24,57 @@ void Daemon::watch(int fd, std::uint32_t events) {
   if (::epoll_ctl(epfd_, EPOLL_CTL_MOD, fd, &ev) != 0) ::epoll_ctl(epfd_, EPOLL_CTL_ADD, fd, &ev);
 }
 
+Status Daemon::prepare_socket_dir() const {
+  // Whoever owns the socket's directory can replace the socket with one of their own and impersonate the
+  // RM to every client (the non-root default /tmp/cosched-<uid>/ can be created by anyone first). So the
+  // directory is created 0700 (0710 and the group's with --socket-group, so members can reach the socket),
+  // and an existing one must be ours or root's and writable by no one else unless sticky (/tmp).
+  auto dir = std::filesystem::path(cfg_.socket).parent_path();
+  if (dir.empty()) dir = ".";
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0) {
+    std::error_code ec;
+    if (dir.has_parent_path()) std::filesystem::create_directories(dir.parent_path(), ec);
+    const mode_t mode = cfg_.socket_group.empty() ? 0700 : 0710;
+    if (::mkdir(dir.c_str(), mode) != 0 && errno != EEXIST) {
+      return make_error(Errc::io_error, "cannot create " + dir.string() + ": " + std::strerror(errno));
+    }
+    if (::stat(dir.c_str(), &st) != 0) {
+      return make_error(Errc::io_error, "cannot create " + dir.string() + ": " + std::strerror(errno));
+    }
+    if (!cfg_.socket_group.empty() && st.st_uid == ::geteuid()) {
+      if (group* g = ::getgrnam(cfg_.socket_group.c_str()); g != nullptr) {
+        (void)::chown(dir.c_str(), static_cast<uid_t>(-1), g->gr_gid);  // best effort: the socket is chowned too
+      }
+    }
+  }
+  if (!S_ISDIR(st.st_mode)) {
+    return make_error(Errc::invalid_argument, dir.string() + " (the socket's directory) is not a directory");
+  }
+  if (st.st_uid != ::geteuid() && st.st_uid != 0) {
+    return make_error(Errc::permission_denied,
+                      dir.string() + " (the socket's directory) belongs to uid " + std::to_string(st.st_uid) +
+                          ", not to this user (uid " + std::to_string(::geteuid()) +
+                          ") or root: another user could impersonate the RM there; remove it or choose --socket");
+  }
+  if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0 && (st.st_mode & S_ISVTX) == 0) {
+    return make_error(Errc::permission_denied,
+                      dir.string() + " (the socket's directory) is writable by other users and not sticky: another "
+                                     "user could replace the socket; chmod go-w it or choose --socket");
+  }
+  return {};
+}
+
 Status Daemon::open_socket() {
   const std::string& path = cfg_.socket;
   sockaddr_un addr{};
   if (path.size() >= sizeof addr.sun_path) return make_error(Errc::invalid_argument, "socket path too long: " + path);
-  std::error_code ec;
-  auto dir = std::filesystem::path(path).parent_path();
-  if (!dir.empty() && !std::filesystem::exists(dir)) {
-    std::filesystem::create_directories(dir, ec);
-    if (ec) return make_error(Errc::io_error, "cannot create " + dir.string() + ": " + ec.message());
-    ::chmod(dir.c_str(), 0755);
-  }
   // A socket file that nobody answers on is a leftover of a dead RM; one that answers is a live RM.
   if (std::filesystem::exists(path)) {
     std::string err;
     int probe = wire::connect_unix(path, 200, err);
-    if (probe >= 0) {
-      ::close(probe);
+    if (probe >= 0 || errno == EPERM) {
+      if (probe >= 0) ::close(probe);
       return make_error(Errc::invalid_argument, "another cosched-rm is already serving " + path);
     }
     ::unlink(path.c_str());
@@ -63,7 +98,10 @@ Status Daemon::open_socket() {
   } else {
     ::chmod(path.c_str(), 0600);
   }
-  if (::listen(listen_fd_, 128) != 0) return make_error(Errc::io_error, std::string("listen: ") + std::strerror(errno));
+  spare_fd_ = ::open("/dev/null", O_RDONLY | O_CLOEXEC);  // see shed_connections()
+  // Hundreds of jobs may start at once: a short backlog made their connect() fail with EAGAIN. The kernel
+  // caps this at net.core.somaxconn; clients also retry with backoff (wire::connect_unix).
+  if (::listen(listen_fd_, 4096) != 0) return make_error(Errc::io_error, std::string("listen: ") + std::strerror(errno));
   watch(listen_fd_, EPOLLIN);
   return {};
 }
@@ -79,7 +117,9 @@ void Daemon::on_accept() {
   for (;;) {
     int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
     if (fd < 0) {
-      if (errno != EAGAIN && errno != EINTR) COSCHED_WARN(rm, "accept: {}", std::strerror(errno));
+      if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) return shed_connections();
+      if (errno == ECONNABORTED || errno == EINTR) continue;
+      if (errno != EAGAIN) COSCHED_THROTTLED(accept_log_, rm, warn, "accept: {}", std::strerror(errno));
       return;
     }
     ucred cred{};
@@ -93,9 +133,11 @@ void Daemon::on_accept() {
     c.pid = cred.pid;
     c.uid = cred.uid;
     c.gid = cred.gid;
+    c.progress_at = now();
     if (!authorised(c)) {
-      COSCHED_WARN(rm, "refused connection from pid {} uid {}: only uid {} or root may use this RM", c.pid, c.uid,
-                   ::geteuid());
+      COSCHED_THROTTLED(peer_log_, rm, warn,
+                        "refused connection from pid {} uid {}: only uid {} or root may use this RM", c.pid, c.uid,
+                        ::geteuid());
       std::string why = "permission denied: uid " + std::to_string(c.uid) + " may not use this resource manager";
       wire::send_frame(fd, proto::MsgType::refused, why.data(), static_cast<std::uint32_t>(why.size()));
       ::close(fd);
@@ -125,7 +167,7 @@ void Daemon::on_readable(Conn& c) {
     auto st = c.reader.next(f);
     if (st == wire::RecvStatus::closed) break;  // need more bytes
     if (st != wire::RecvStatus::ok) {
-      COSCHED_ERROR(rm, "dropping connection from pid {}: {}", c.pid, wire::to_string(st));
+      COSCHED_THROTTLED(peer_log_, rm, error, "dropping connection from pid {}: {}", c.pid, wire::to_string(st));
       std::string why = std::string("protocol error: ") + wire::to_string(st);
       wire::send_frame(fd, proto::MsgType::refused, why.data(), static_cast<std::uint32_t>(why.size()));
       if (c.job >= 0) {
@@ -135,18 +177,23 @@ void Daemon::on_readable(Conn& c) {
       }
       return;
     }
+    c.progress_at = now();
     switch (f.type) {
       case proto::MsgType::register_job: handle_register(c, f); break;
       case proto::MsgType::ctl_request: handle_ctl(c, f); break;
-      default:
-        COSCHED_ERROR(rm, "dropping connection from pid {}: unexpected message type {}", c.pid,
-                      static_cast<unsigned>(f.type));
+      default: {
+        COSCHED_THROTTLED(peer_log_, rm, error, "dropping connection from pid {}: unexpected message type {}", c.pid,
+                          static_cast<unsigned>(f.type));
+        // The same answer as any other protocol error: the peer learns why before the connection closes.
+        std::string why = "protocol error: unexpected message type " + std::to_string(static_cast<unsigned>(f.type));
+        wire::send_frame(fd, proto::MsgType::refused, why.data(), static_cast<std::uint32_t>(why.size()));
         if (c.job >= 0) {
           depart(c.job, "protocol error");
         } else {
           close_conn(fd);
         }
         return;
+      }
     }
     if (conns_.find(fd) == conns_.end()) return;  // the handler closed it
   }
@@ -181,9 +228,16 @@ void Daemon::on_writable(Conn& c) {
       break;
     }
     c.out.erase(0, static_cast<std::size_t>(w));
+    c.progress_at = now();
   }
-  if (c.out.empty() && c.closing && c.job < 0) {
-    close_conn(c.fd);
+  if (c.out.empty() && c.closing) {
+    // Nothing left to flush: close now. Waiting for EPOLLOUT on an empty buffer would wake the loop for
+    // ever (a level-triggered writable socket is always ready).
+    if (c.job >= 0) {
+      depart(c.job, "connection closed");
+    } else {
+      close_conn(c.fd);
+    }
     return;
   }
   if (c.closing) {
@@ -197,6 +251,7 @@ void Daemon::close_conn(int fd) {
   ::epoll_ctl(epfd_, EPOLL_CTL_DEL, fd, nullptr);
   ::close(fd);
   conns_.erase(fd);
+  resume_accepting();  // an fd is free again
 }
 
 }  // namespace cosched::rm

@@ -76,7 +76,9 @@ int main(int argc, char** argv) {
 
   auto workload = swf::read_file(o.workload, swf::Options{.lenient = o.lenient});
   if (!workload) return fail(workload.error().message);
+  if (auto st = swf::require_jobs(*workload, o.workload); !st) return fail(st.error().message);
   for (const auto& w : workload->warnings) std::cerr << "cosched-sim: warning: " << w << "\n";
+  for (const auto& n : swf::workload_notes(*workload, o.workload)) std::cerr << "cosched-sim: warning: " << n << "\n";
 
   o.catalog = catalog_path(o);
   std::optional<catalog::Catalog> cat;
@@ -146,6 +148,7 @@ int main(int argc, char** argv) {
   run.machine_cpus = o.sim.cpus;
   run.workload = o.workload;
   run.time_scale = o.time_scale;
+  run.skipped_lines = workload->skipped_lines;
   run.jobs = engine.take_records();
   run.ml = engine.take_ml();
   if (!o.dry_run) {

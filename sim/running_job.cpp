@@ -1,5 +1,7 @@
 #include "sim/running_job.hpp"
 
+#include "selfanalyzer/config.hpp"
+
 #include <algorithm>
 #include <cmath>
 
@@ -13,7 +15,12 @@ RunningJob::RunningJob(const JobSpec& spec, const AnalyzerSettings& analyzer, co
       analyzer_(analyzer, seed),
       progress_(spec.work, spec.app->speedup),
       iteration_work_(spec.app->iteration_s > 0 ? spec.app->iteration_s : std::max(spec.work, 1e-9)),
-      detect_left_(analyzer.enabled ? std::max(analyzer.detect_iterations, 0) : 0) {}
+      detect_left_(analyzer.enabled ? std::max(analyzer.detect_iterations, 0) : 0) {
+  // Enough for a warm-up iteration, a full window and the first report at a team, with room to spare. With
+  // noise every sample differs, and a later one may give the fit it needs: keep observing then.
+  const sa::Config c = sa::sanitize(analyzer.config);
+  if (analyzer.noise <= 0) silent_limit_ = 2 + c.window + c.min_report_samples + c.jump_min_samples;
+}
 
 double RunningJob::iteration_end_work() const {
   return std::min(static_cast<double>(iteration_ + 1) * iteration_work_, progress_.total());
@@ -72,10 +79,17 @@ void RunningJob::on_boundary(double t) {
   analyzer_.end_iteration(seconds);
   ++observed_;
   policy::Perf p;
-  const bool steady = analyzer_.report_seq() != seq_before && analyzer_.phase() == sa::Phase::measuring &&
-                      analyzer_.perf(p) && p.cpus == progress_.team() && p.cpus == cpus_ && runnable_;
+  const bool reported = analyzer_.report_seq() != seq_before;
+  const bool steady = reported && analyzer_.phase() == sa::Phase::measuring && analyzer_.perf(p) &&
+                      p.cpus == progress_.team() && p.cpus == cpus_ && runnable_;
+  silent_ = reported ? 0 : silent_ + 1;
   if (steady) {
     after_report(t, seconds);
+  } else if (silent_limit_ > 0 && silent_ >= silent_limit_ && analyzer_.phase() == sa::Phase::measuring &&
+             progress_.team() == cpus_ && runnable_) {
+    // Identical iterations at an unchanged team: the next one cannot publish what this one did not.
+    watch_ = Watch::off;
+    resume_at_ = std::numeric_limits<double>::infinity();
   } else {
     open_iteration(t, false);
   }
@@ -111,6 +125,7 @@ bool RunningJob::boundary_due() const {
 
 void RunningJob::reallocate(double t, int cpus, bool runnable) {
   progress_.advance(t);
+  silent_ = 0;
   // An iteration that ends at this very instant ends before the change (all its regions ran with the old
   // team), whether or not its boundary event was handled yet: the rule sync_iteration_index applies to
   // unobserved iterations, so observed and unobserved jobs agree.

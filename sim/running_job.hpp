@@ -7,7 +7,12 @@
 //   to_boundary  the job runs unobserved to its next iteration boundary, then opens one (detection delay,
 //                or a periodic re-sample of a steady job)
 //   off          steady: the Analyzer's latest report describes the current team; nothing to observe until
-//                the allocation changes (or until the next re-sample when report_every_s > 0)
+//                the allocation changes (or until the next re-sample when report_every_s > 0). Also off
+//                when no report can come at this team: without noise, once the Analyzer has had enough
+//                clean iterations at the current team and published nothing (it has no second point for
+//                the Amdahl fit, as under a policy that measures no baseline), further identical
+//                iterations cannot change that. This bounds a job's observed iterations by its
+//                allocation changes, not by its length.
 // With measurement noise 0, every further report of a steady job repeats the last one, so `off` loses
 // nothing a policy acts on; tests/unit/sim checks that the registry's policies give the same results.
 #pragma once
@@ -80,6 +85,8 @@ class RunningJob {
   double iteration_work_;
   std::int64_t iteration_ = 0;  // index of the iteration in progress
   int detect_left_ = 0;         // iterations still to run before the Analyzer hears of the loop
+  int silent_limit_ = 0;        // observed iterations at one team without a report before giving up; 0: never
+  int silent_ = 0;              // observed iterations since the last report or allocation change
   Watch watch_ = Watch::off;
   bool opened_any_ = false;     // the Analyzer has seen an iteration
   double iteration_started_ = 0;

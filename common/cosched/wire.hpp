@@ -14,8 +14,14 @@
 namespace cosched::wire {
 
 // Connects a SOCK_STREAM UNIX socket to `path` (close-on-exec). Returns the fd, or -1 with `err` set to a
-// sentence naming the path and the reason.
+// sentence naming the path and the reason. Refuses (errno EPERM) a socket whose directory belongs to another
+// uid than ours or root's, and a server of another uid (SO_PEERCRED): a forged RM gets nothing.
 int connect_unix(const std::string& path, int timeout_ms, std::string& err);
+
+// The two checks connect_unix makes: the socket's directory belongs to us or root; the process that
+// listens on `fd` runs as us or root. False with `err` set (errno EPERM) otherwise.
+bool trusted_socket_dir(const std::string& socket_path, std::string& err);
+bool trusted_peer(int fd, const std::string& socket_path, std::string& err);
 
 // Sends one frame (header + payload), optionally passing `pass_fd` with SCM_RIGHTS. Blocking; retries
 // partial writes and EINTR. Returns false on any error (errno kept).

@@ -5,6 +5,7 @@
 //                          the same OMPT path serves both compilers
 //   relinked binary      → already links libcosched: only the environment is set
 // The program replaces this process (exec), so its pid is the job's pid and its exit status is ours.
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -23,6 +24,31 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// What the shell would answer for `path`: 0 when it is a regular file we may execute, else its exit status
+// (127: not there, 126: there but not executable) and `why`. A directory or a FIFO with the exec bit
+// passes access(X_OK), but reading one for its ELF header threw (directory) or blocked for ever (FIFO).
+int check_program(const std::string& path, std::string& why) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    why = std::strerror(errno);
+    return errno == ENOENT || errno == ENOTDIR ? 127 : 126;
+  }
+  if (S_ISDIR(st.st_mode)) {
+    why = "Is a directory";
+    return 126;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    why = "not a regular file";
+    return 126;
+  }
+  if (::access(path.c_str(), X_OK) != 0) {
+    why = std::strerror(errno);
+    return 126;
+  }
+  return 0;
+}
+
+// PATH search as the shell does it: the first executable regular file (directories are skipped).
 std::string find_in_path(const std::string& prog) {
   if (prog.find('/') != std::string::npos) return prog;
   const char* path = std::getenv("PATH");
@@ -33,7 +59,8 @@ std::string find_in_path(const std::string& prog) {
     if (end == std::string::npos) end = p.size();
     std::string dir = p.substr(pos, end - pos);
     std::string cand = (dir.empty() ? "." : dir) + "/" + prog;
-    if (::access(cand.c_str(), X_OK) == 0) return cand;
+    std::string why;
+    if (check_program(cand, why) == 0) return cand;
     pos = end + 1;
   }
   return {};
@@ -110,6 +137,11 @@ int main(int argc, char** argv) {
   if (prog.empty()) {
     std::fprintf(stderr, "cosched-run: %s: command not found\n", command[0].c_str());
     return 127;
+  }
+  std::string why;
+  if (int rc = check_program(prog, why); rc != 0) {
+    std::fprintf(stderr, "cosched-run: %s: %s\n", prog.c_str(), why.c_str());
+    return rc;
   }
   bool gomp = force_gomp;
   bool relinked = false;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <fstream>
 
 #include "paths.hpp"
 #include "processes.hpp"
@@ -90,6 +91,7 @@ void Replay::reap_ended() {
     job.record.exit_status = *exit_status;
     job.allocation.finish(t);
     job.pid = 0;
+    if (setup_.rm != nullptr && !job.seen_at_rm && ran_natively(job.record.id)) unmanaged_.push_back(job.record.id);
     last_allocation_.erase(it->first);
     dispatcher_.ended(job.record.id);
     if (*exit_status != 0 && stop_signal_ == 0 && setup_.progress != nullptr) {
@@ -99,6 +101,17 @@ void Replay::reap_ended() {
     }
     it = live_.erase(it);
   }
+}
+
+bool Replay::ran_natively(std::int64_t id) const {
+  // A job missing from every status sample either ran natively or was too short to be sampled (status
+  // comes every ~100 ms); libcosched's one warning line tells them apart ("...; running natively").
+  std::ifstream err(setup_.jobs_dir + "/" + std::to_string(id) + ".err");
+  std::string line;
+  while (std::getline(err, line)) {
+    if (line.find("running natively") != std::string::npos) return true;
+  }
+  return false;
 }
 
 void Replay::sample_rm_status() {
@@ -121,6 +134,7 @@ void Replay::sample_rm_status() {
     int cpus = view.stopped ? 0 : view.allocated;
     std::vector<int> list = view.stopped ? std::vector<int>{} : view.cpus;
     job.allocation.observe(t, cpus, list);
+    job.seen_at_rm = true;
     dispatcher_.registered(id);
     auto& last = last_allocation_[pid];
     if (last.first != cpus || last.second != list) moved = true;

@@ -49,6 +49,9 @@ class Replay {
 
   [[nodiscard]] std::vector<results::JobRecord> job_records() const;
   [[nodiscard]] const std::vector<results::MlSample>& ml_samples() const { return ml_.samples(); }
+  // Jobs that ran without the RM's control: never in its status, and their libcosched said it ran natively
+  // (a registration that failed or timed out). Ordered by end time.
+  [[nodiscard]] const std::vector<std::int64_t>& unmanaged() const { return unmanaged_; }
   [[nodiscard]] int stop_signal() const { return stop_signal_; }
   [[nodiscard]] bool rm_lost() const { return rm_lost_; }
   // The RM's clock when the run began (for the decision-log copy); 0 for native runs.
@@ -60,9 +63,11 @@ class Replay {
     AllocationRecorder allocation;
     const PlannedJob* plan = nullptr;
     pid_t pid = 0;  // while it runs
+    bool seen_at_rm = false;  // in some status sample of the RM
   };
   double now() const;
   void reap_ended();
+  [[nodiscard]] bool ran_natively(std::int64_t id) const;
   void sample_rm_status();
   void ask_may_start();
   void start_admitted();
@@ -77,6 +82,7 @@ class Replay {
   std::map<pid_t, std::int64_t> live_;  // pid → job id
   std::map<pid_t, std::pair<int, std::vector<int>>> last_allocation_;  // from the previous status sample
   MlRecorder ml_;
+  std::vector<std::int64_t> unmanaged_;
   double start_time_ = 0;               // steady clock, s
   double next_status_ = 0;
   double rm_failing_since_ = -1;

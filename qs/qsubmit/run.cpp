@@ -89,6 +89,16 @@ std::string failed_jobs_sentence(const std::vector<results::JobRecord>& jobs) {
   return n == 0 ? std::string() : std::to_string(n) + " job(s) failed: " + out;
 }
 
+// Jobs that fell out of the RM's control are part of the result: their times are native times.
+std::string unmanaged_sentence(const std::vector<std::int64_t>& ids, const std::string& jobs_dir) {
+  if (ids.empty()) return {};
+  std::string list;
+  for (std::size_t i = 0; i < ids.size() && i < 20; ++i) list += (i == 0 ? "" : ", ") + std::to_string(ids[i]);
+  if (ids.size() > 20) list += ", and " + std::to_string(ids.size() - 20) + " more";
+  return std::to_string(ids.size()) + " job(s) ran unmanaged (the RM never registered them; see " + jobs_dir +
+         "/<job>.err): " + list;
+}
+
 }  // namespace
 
 int run_qsubmit(const Options& options) {
@@ -103,6 +113,7 @@ int run_qsubmit(const Options& options) {
   auto workload = load_workload(load, default_program_lookup());
   if (!workload) return bad_input(workload.error().message);
   for (const auto& w : workload->warnings) std::fprintf(stderr, "qsubmit: skipped: %s\n", w.c_str());
+  for (const auto& n : workload->notes) std::fprintf(stderr, "qsubmit: warning: %s\n", n.c_str());
 
   // A broken install is bad input too: find out before anything starts.
   if (options.rm_mode != RmMode::native && find_executable(cosched_run_path()).empty()) {
@@ -188,6 +199,8 @@ int run_qsubmit(const Options& options) {
   run.time_scale = options.time_scale;
   run.jobs = replay.job_records();
   run.ml = replay.ml_samples();
+  if (rm) run.unmanaged_jobs = static_cast<int>(replay.unmanaged().size());
+  run.skipped_lines = workload->skipped_lines;
   auto written = results::write_run(out_dir, run);
   progress.finish();
   if (!written) std::fprintf(stderr, "qsubmit: %s\n", written.error().message.c_str());
@@ -197,6 +210,9 @@ int run_qsubmit(const Options& options) {
   std::string failed = failed_jobs_sentence(run.jobs);
   if (replay.rm_lost()) std::fprintf(stderr, "qsubmit: the run stopped early: cosched-rm stopped answering\n");
   if (!failed.empty()) std::fprintf(stderr, "qsubmit: %s\n", failed.c_str());
+  if (std::string u = unmanaged_sentence(replay.unmanaged(), setup.jobs_dir); !u.empty()) {
+    std::fprintf(stderr, "qsubmit: %s\n", u.c_str());
+  }
   if (!options.quiet) std::printf("results: %s\n", out_dir.c_str());
   return failed.empty() && written ? kExitOk : kExitJobFailed;
 }

@@ -55,7 +55,10 @@ Result<LoadedWorkload> load_workload(const LoadSettings& settings, const catalog
   read_options.lenient = settings.lenient;
   auto trace = swf::read_file(settings.swf_path, read_options);
   if (!trace) return trace.error();
+  if (auto st = swf::require_jobs(*trace, settings.swf_path); !st) return st.error();
   out.warnings = trace->warnings;
+  out.notes = swf::workload_notes(*trace, settings.swf_path);
+  out.skipped_lines = trace->skipped_lines;
 
   std::error_code ec;
   if (!fs::exists(out.catalog_path, ec)) {

@@ -30,7 +30,9 @@ struct LoadedWorkload {
   std::string catalog_path;
   std::int64_t trace_procs = 0;   // machine size of the trace (--max-procs, else the header); 0 unknown
   std::vector<PlannedJob> jobs;   // in SWF order (non-decreasing submit)
-  std::vector<std::string> warnings;  // lenient mode: skipped lines
+  std::vector<std::string> warnings;  // lenient mode: skipped lines (the first swf::Workload::kMaxWarnings)
+  std::vector<std::string> notes;     // about the file as a whole (swf::workload_notes)
+  std::int64_t skipped_lines = 0;     // lenient mode: all of them
 };
 
 struct LoadSettings {

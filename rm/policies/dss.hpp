@@ -34,6 +34,7 @@ std::vector<int> dss_partition(const std::vector<int>& requests, int cpus, bool 
 class Dss final : public Policy {
  public:
   [[nodiscard]] std::string_view name() const override { return "dss"; }
+  [[nodiscard]] std::unique_ptr<Policy> clone() const override { return std::make_unique<Dss>(*this); }
   Decision decide(const Snapshot& s) override;
   [[nodiscard]] std::vector<Param> params() const override;
   Status set_param(std::string_view name, std::string_view value) override;

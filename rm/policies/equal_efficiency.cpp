@@ -48,8 +48,12 @@ std::vector<int> equal_efficiency_shares(const std::vector<JobView>& jobs, int c
     JobId id;
     std::size_t index;
   };
-  auto worse = [](const Candidate& a, const Candidate& b) {
-    if (a.eff_next != b.eff_next) return a.eff_next < b.eff_next;
+  // Efficiencies are compared to 1e-6: Amdahl fits of equally scalable jobs differ in their last bits
+  // (f = 0.99999999 vs 1), and ranking by that noise made the allocations flip at every report and quantum
+  // (cosched-sim: 7.9 M reallocations for 1,000 jobs). Within that, the lowest id first, as before.
+  auto key = [](double e) { return std::llround(e * 1e6); };
+  auto worse = [&key](const Candidate& a, const Candidate& b) {
+    if (key(a.eff_next) != key(b.eff_next)) return key(a.eff_next) < key(b.eff_next);
     return a.id > b.id;  // ties: lowest id first
   };
   std::priority_queue<Candidate, std::vector<Candidate>, decltype(worse)> best(worse);
@@ -61,11 +65,16 @@ std::vector<int> equal_efficiency_shares(const std::vector<JobView>& jobs, int c
   while (budget > 0 && !best.empty()) {
     Candidate c = best.top();
     best.pop();
-    ++alloc[c.index];
-    --budget;
-    if (alloc[c.index] < std::max(jobs[c.index].request, 1)) {
-      best.push({amdahl_efficiency(f[c.index], alloc[c.index] + 1), c.id, c.index});
-    }
+    // The winner keeps taking CPUs while its next one still ranks first: one heap step per run of CPUs,
+    // not per CPU (a perfectly scalable job takes its whole run at once).
+    const std::size_t i = c.index;
+    const int cap = std::max(jobs[i].request, 1);
+    do {
+      ++alloc[i];
+      --budget;
+      c.eff_next = amdahl_efficiency(f[i], alloc[i] + 1);
+    } while (budget > 0 && alloc[i] < cap && (best.empty() || !worse(c, best.top())));
+    if (alloc[i] < cap) best.push(c);
   }
   return alloc;
 }

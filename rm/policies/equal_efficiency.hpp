@@ -14,6 +14,7 @@ namespace cosched::policy {
 class EqualEfficiency final : public Policy {
  public:
   [[nodiscard]] std::string_view name() const override { return "equal_eff"; }
+  [[nodiscard]] std::unique_ptr<Policy> clone() const override { return std::make_unique<EqualEfficiency>(*this); }
   [[nodiscard]] bool uses_speedup() const override { return true; }  // extrapolated efficiencies
   Decision decide(const Snapshot& s) override;
 };

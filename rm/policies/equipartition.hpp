@@ -10,6 +10,7 @@ namespace cosched::policy {
 class Equipartition final : public Policy {
  public:
   [[nodiscard]] std::string_view name() const override { return "equip"; }
+  [[nodiscard]] std::unique_ptr<Policy> clone() const override { return std::make_unique<Equipartition>(*this); }
   Decision decide(const Snapshot& s) override;
 };
 

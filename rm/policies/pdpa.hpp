@@ -24,6 +24,7 @@ class Pdpa final : public Policy {
   explicit Pdpa(const Machine& machine);
 
   [[nodiscard]] std::string_view name() const override { return "pdpa"; }
+  [[nodiscard]] std::unique_ptr<Policy> clone() const override { return std::make_unique<Pdpa>(*this); }
   [[nodiscard]] bool uses_speedup() const override { return true; }  // §4.2: efficiency drives every state
   Decision decide(const Snapshot& s) override;
   [[nodiscard]] std::vector<Param> params() const override;

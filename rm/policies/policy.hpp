@@ -47,10 +47,13 @@ class Policy {
  public:
   virtual ~Policy() = default;
   Policy() = default;
-  Policy(const Policy&) = delete;
   Policy& operator=(const Policy&) = delete;
 
   [[nodiscard]] virtual std::string_view name() const = 0;
+
+  // A copy with the same parameters and the same memory of jobs. The daemon changes parameters on a copy
+  // and keeps it only when every change was accepted (set_params in registry.hpp): all or nothing.
+  [[nodiscard]] virtual std::unique_ptr<Policy> clone() const = 0;
 
   // Called by the daemon's event loop (single-threaded) or the simulator's engine, on every Event.
   // Must return an allocation for every job in `s.jobs`, each >= 1 CPU.
@@ -67,6 +70,9 @@ class Policy {
   // Whether decisions use measured speedups (Perf). Default: no. When no, jobs skip the SelfAnalyzer's
   // baseline phase (they would otherwise run below their allocation for a few iterations for nothing).
   [[nodiscard]] virtual bool uses_speedup() const { return false; }
+
+ protected:
+  Policy(const Policy&) = default;  // for clone() only: policies are never copied by value elsewhere
 };
 
 }  // namespace cosched::policy

@@ -42,9 +42,7 @@ Result<std::unique_ptr<Policy>> make_policy(std::string_view name, const Machine
     for (const auto& [k, v] : e.preset) {
       if (auto st = p->set_param(k, v); !st) return st.error();
     }
-    for (const auto& [k, v] : params) {
-      if (auto st = p->set_param(k, v); !st) return st.error();
-    }
+    if (auto st = apply_params(*p, params); !st) return st.error();
     return p;
   }
   std::string names;
@@ -56,6 +54,33 @@ std::vector<PolicyInfo> list_policies() {
   std::vector<PolicyInfo> out;
   for (const auto& e : table()) out.push_back({e.name, e.summary});
   return out;
+}
+
+Status apply_params(Policy& p, const ParamList& params) {
+  // Parameters may constrain each other (PDPA: target_eff < high_eff), and a JSON object arrives with its
+  // keys sorted, not in the order the user wrote them. So each pass applies what it can and retries the
+  // rest; a pass that applies nothing ends it, with the first refusal as the error.
+  std::vector<const std::pair<std::string, std::string>*> left;
+  for (const auto& kv : params) left.push_back(&kv);
+  while (!left.empty()) {
+    std::vector<const std::pair<std::string, std::string>*> refused;
+    Status first;
+    for (const auto* kv : left) {
+      if (auto st = p.set_param(kv->first, kv->second); !st) {
+        if (first) first = st;
+        refused.push_back(kv);
+      }
+    }
+    if (refused.size() == left.size()) return first;
+    left = std::move(refused);
+  }
+  return {};
+}
+
+Result<std::unique_ptr<Policy>> with_params(const Policy& p, const ParamList& params) {
+  auto next = p.clone();
+  if (auto st = apply_params(*next, params); !st) return st.error();
+  return next;
 }
 
 Result<std::pair<std::string, std::string>> parse_param(std::string_view kv) {

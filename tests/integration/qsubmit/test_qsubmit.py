@@ -9,6 +9,7 @@
 - Ctrl-C kills the jobs, leaves none stopped, stops the private RM and removes its socket directory.
 """
 import csv
+import json
 import os
 import shutil
 import signal
@@ -286,6 +287,25 @@ class ExistingRm(QsubmitTestCase):
             self.assertEqual(rm.status()["jobs"], [], "every job left the RM")
         finally:
             rm.stop()
+
+
+class UnmanagedJobs(QsubmitTestCase):
+    def test_jobs_that_ran_without_the_rm_are_counted(self):
+        # Jobs that fell out of the RM's control (a registration lost under load) used to go unnoticed.
+        # Job 2 runs its program with another socket, so it starts natively, as a lost registration does.
+        with open(os.path.join(self.dir, "catalog.yaml"), "a") as f:
+            f.write('  3:\n    name: stray\n    command: "env COSCHED_SOCKET=/nonexistent/rm.sock @amdahl '
+                    '--serial-fraction 0.0 --iterations 5 --work-ms 20"\n')
+        with open(self.swf, "w") as f:
+            f.write("; MaxProcs: 2\n"
+                    "1 0 -1 1 2 -1 -1 2 -1 -1 1 -1 -1 2 -1 -1 -1 -1\n"
+                    "2 0 -1 1 2 -1 -1 2 -1 -1 1 -1 -1 3 -1 -1 -1 -1\n")
+        r, out = self.qsubmit("--policy", "equip", "--cpus", "0-1", "--quiet")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(os.path.join(out, "summary.json")) as f:
+            self.assertEqual(json.load(f)["unmanaged_jobs"], 1)
+        self.assertIn("1 job(s) ran unmanaged", r.stderr)
+        self.assertTrue(r.stderr.rstrip().endswith(": 2"), r.stderr)
 
 
 if __name__ == "__main__":

@@ -4,6 +4,8 @@
 #include <zlib.h>
 
 #include <chrono>
+#include <cstdio>
+#include <iterator>
 #include <fstream>
 #include <string>
 
@@ -251,4 +253,65 @@ TEST(SwfRead, HundredThousandLinesWellUnderASecond) {
 #endif
   RecordProperty("parse_100k_seconds", std::to_string(seconds));
   std::printf("parsed 100000 SWF lines in %.1f ms\n", seconds * 1000);
+}
+
+// Edge cases found by abuse testing (issue 18): what the reader says about a workload as a whole.
+TEST(SwfWholeFile, LenientReadReportsTheTotalSkipped) {
+  std::string text = "1 0 -1 10 2 -1 -1 2 -1 -1 1 -1 -1 1 -1 -1 -1 -1\n";
+  for (int i = 0; i < 1500; ++i) text += "garbage\n";
+  auto w = parse_ok(text, swf::Options{.lenient = true});
+  EXPECT_EQ(w.skipped_lines, 1500);
+  EXPECT_EQ(w.warnings.size(), swf::Workload::kMaxWarnings);
+  auto notes = swf::workload_notes(w, "w1.swf");
+  ASSERT_EQ(notes.size(), 1U);
+  EXPECT_EQ(notes[0], "w1.swf: 1500 bad line(s) skipped in all (the first 1000 are shown above)");
+  EXPECT_TRUE(swf::require_jobs(w, "w1.swf").ok());
+}
+
+TEST(SwfWholeFile, NothingLeftIsAnError) {
+  auto all_bad = parse_ok("garbage\nmore garbage\n", swf::Options{.lenient = true});
+  auto st = swf::require_jobs(all_bad, "w1.swf");
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().message.rfind("w1.swf: no jobs (all 2 job lines were bad and skipped; the first: w1.swf:1: ", 0),
+            0U)
+      << st.error().message;
+  auto empty = parse_ok("; MaxProcs: 4\n");
+  EXPECT_EQ(swf::require_jobs(empty, "w1.swf").error().message, "w1.swf: no jobs");
+}
+
+TEST(SwfWholeFile, HeaderPromisingMoreJobsIsAWarning) {
+  auto w = parse_ok("; Version: 2.2\n; MaxJobs: 527371\n1 0 -1 10 2 -1 -1 2 -1 -1 1 -1 -1 1 -1 -1 -1 -1\n");
+  auto notes = swf::workload_notes(w, "w1.swf");
+  ASSERT_EQ(notes.size(), 1U);
+  EXPECT_EQ(notes[0], "w1.swf:2: the header promises 527371 jobs (MaxJobs) but the file holds 1 job lines: is it cut "
+                      "short?");
+  EXPECT_TRUE(swf::workload_notes(parse_ok("; MaxJobs: 1\n1 0 -1 10 2 -1 -1 2 -1 -1 1 -1 -1 1 -1 -1 -1 -1\n"), "w")
+                  .empty());
+}
+
+TEST(SwfWholeFile, TruncatedGzipIsReportedAsSuch) {
+  std::string text;
+  for (int i = 1; i <= 2000; ++i) {
+    text += std::to_string(i) + " " + std::to_string(i) + " -1 10 2 -1 -1 2 -1 -1 1 -1 -1 1 -1 -1 -1 -1\n";
+  }
+  const std::string path = ::testing::TempDir() + "cut.swf.gz";
+  gzFile f = gzopen(path.c_str(), "wb");
+  ASSERT_NE(f, nullptr);
+  gzwrite(f, text.data(), static_cast<unsigned>(text.size()));
+  gzclose(f);
+  std::string whole;
+  {
+    std::ifstream in(path, std::ios::binary);
+    whole.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  ASSERT_TRUE(swf::read_file(path).ok());
+  {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out.write(whole.data(), static_cast<std::streamsize>(whole.size() / 2));
+  }
+  auto w = swf::read_file(path, swf::Options{.lenient = true});
+  ASSERT_FALSE(w.ok());
+  EXPECT_EQ(w.error().code, cosched::Errc::io_error);
+  EXPECT_NE(w.error().message.find("truncated gzip stream"), std::string::npos) << w.error().message;
+  std::remove(path.c_str());
 }

@@ -1,8 +1,13 @@
 #include <gtest/gtest.h>
+#include <poll.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstring>
+#include <thread>
+#include <vector>
 
 #include "cosched/wire.hpp"
 
@@ -77,4 +82,50 @@ TEST(Wire, ConnectErrorNamesThePath) {
   std::string err;
   EXPECT_LT(wire::connect_unix("/nonexistent/dir/rm.sock", 100, err), 0);
   EXPECT_NE(err.find("/nonexistent/dir/rm.sock"), std::string::npos) << err;
+}
+
+// 256 jobs started at once found the RM's listen backlog full: connect() failed with EAGAIN and the jobs
+// ran unmanaged. A full backlog is now retried with backoff within the timeout.
+TEST(ConnectUnix, RetriesAFullBacklogWithinTheTimeout) {
+  char dir[] = "/tmp/cosched-wire-XXXXXX";
+  ASSERT_NE(::mkdtemp(dir), nullptr);
+  std::string path = std::string(dir) + "/s.sock";
+  int srv = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::strcpy(addr.sun_path, path.c_str());
+  ASSERT_EQ(::bind(srv, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  ASSERT_EQ(::listen(srv, 0), 0);
+  // Fill the backlog with connections nobody accepts yet.
+  std::vector<int> pending;
+  for (int i = 0; i < 64; ++i) {
+    int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0);
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+      ASSERT_EQ(errno, EAGAIN);
+      ::close(fd);
+      break;
+    }
+    pending.push_back(fd);
+  }
+  std::string err;
+  EXPECT_LT(wire::connect_unix(path, 0, err), 0);  // no time to wait: the full backlog is the answer
+  EXPECT_NE(err.find("Resource temporarily unavailable"), std::string::npos) << err;
+  // The server catches up a moment later; a client with time left gets in.
+  std::thread server([&] {
+    ::poll(nullptr, 0, 100);
+    for (std::size_t i = 0; i <= pending.size(); ++i) {
+      pollfd p{srv, POLLIN, 0};
+      if (::poll(&p, 1, 5000) != 1) break;  // the client gave up: nothing more will come
+      int c = ::accept(srv, nullptr, nullptr);
+      if (c >= 0) ::close(c);
+    }
+  });
+  int fd = wire::connect_unix(path, 10000, err);
+  EXPECT_GE(fd, 0) << err;
+  server.join();
+  if (fd >= 0) ::close(fd);
+  for (int p : pending) ::close(p);
+  ::close(srv);
+  ::unlink(path.c_str());
+  ::rmdir(dir);
 }

@@ -21,6 +21,7 @@ class Recording : public policy::Policy {
   double resume_at = 0;
 
   std::string_view name() const override { return "recording"; }
+  std::unique_ptr<policy::Policy> clone() const override { return std::make_unique<Recording>(*this); }
   policy::Decision decide(const policy::Snapshot& s) override {
     calls.push_back(s);
     policy::Decision d;

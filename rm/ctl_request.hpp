@@ -1,0 +1,32 @@
+// Control requests (cosched-ctl, qsubmit) parsed and type-checked in one place, before the daemon acts on
+// them. Every field a client may send is checked here for presence and JSON type; an error names the field.
+// Nothing here throws, so a request of any shape can only ever produce a typed request or one error
+// (tests/fuzz/fuzz_ctl_request.cpp holds it to that).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "cosched/error.hpp"
+#include "policies/registry.hpp"
+#include "policies/snapshot.hpp"
+
+namespace cosched::rm {
+
+enum class CtlCmd { status, may_start, shutdown, decisions, policies, why, policy, set };
+
+struct CtlRequest {
+  CtlCmd cmd = CtlCmd::status;
+  std::string name;          // policy: the policy to switch to (non-empty)
+  policy::ParamList params;  // policy, set: NAME=VALUE pairs, values as text
+  double since = -1;         // decisions: entries with t > since
+  policy::JobId job = 0;     // why: the job
+};
+
+// Parses one control request payload (a JSON object {"cmd": ..., ...}).
+Result<CtlRequest> parse_ctl_request(std::string_view payload);
+
+// The command list shown when `cmd` is unknown.
+inline constexpr std::string_view kCtlCommands = "status, may_start, policy, set, why, decisions, policies, shutdown";
+
+}  // namespace cosched::rm

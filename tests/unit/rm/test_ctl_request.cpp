@@ -1,0 +1,72 @@
+// Control requests are type-checked before the daemon acts: every wrongly typed field is one error naming
+// the field. `{"cmd":"policy","name":123}` used to abort the RM with an uncaught nlohmann type_error.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "ctl_request.hpp"
+
+using namespace cosched;
+using namespace cosched::rm;
+
+namespace {
+std::string error_of(const std::string& payload) {
+  auto r = parse_ctl_request(payload);
+  EXPECT_FALSE(r.ok()) << payload;
+  return r.ok() ? std::string() : r.error().message;
+}
+}  // namespace
+
+TEST(CtlRequest, PolicyNameOfAnyWrongTypeIsAnError) {
+  for (const char* name : {"123", "null", "[1,2]", "true", "{}", "\"\"", "1.5"}) {
+    std::string payload = std::string(R"({"cmd":"policy","name":)") + name + "}";
+    EXPECT_NE(error_of(payload).find("'name'"), std::string::npos) << payload;
+  }
+  EXPECT_NE(error_of(R"({"cmd":"policy"})").find("'name'"), std::string::npos);
+}
+
+TEST(CtlRequest, EveryFieldIsTypeChecked) {
+  EXPECT_NE(error_of("[1]").find("not a JSON object"), std::string::npos);
+  EXPECT_NE(error_of("{not json").find("not a JSON object"), std::string::npos);
+  EXPECT_NE(error_of(R"({"cmd":3})").find("'cmd'"), std::string::npos);
+  EXPECT_NE(error_of(R"({"cmd":"why","job":"1"})").find("'job'"), std::string::npos);
+  EXPECT_NE(error_of(R"({"cmd":"why","job":1.5})").find("'job'"), std::string::npos);
+  EXPECT_NE(error_of(R"({"cmd":"why","job":18446744073709551615})").find("'job'"), std::string::npos);
+  EXPECT_NE(error_of(R"({"cmd":"decisions","since":"0"})").find("'since'"), std::string::npos);
+  EXPECT_NE(error_of(R"({"cmd":"set","params":[1]})").find("'params'"), std::string::npos);
+  EXPECT_NE(error_of(R"({"cmd":"set"})").find("'params'"), std::string::npos);
+  EXPECT_NE(error_of(R"({"cmd":"set","params":{"step":null}})").find("'step'"), std::string::npos);
+  EXPECT_NE(error_of(R"({"cmd":"policy","name":"pdpa","params":{"a":{"b":1}}})").find("'a'"), std::string::npos);
+  EXPECT_NE(error_of(R"({"cmd":"explode"})").find("unknown command 'explode'"), std::string::npos);
+}
+
+TEST(CtlRequest, WellFormedRequestsAreTyped) {
+  auto why = parse_ctl_request(R"({"cmd":"why","job":7})");
+  ASSERT_TRUE(why.ok());
+  EXPECT_EQ(why->cmd, CtlCmd::why);
+  EXPECT_EQ(why->job, 7);
+
+  auto set = parse_ctl_request(R"({"cmd":"set","params":{"step":2,"high_eff":"0.95"}})");
+  ASSERT_TRUE(set.ok()) << set.error().message;
+  EXPECT_EQ(set->cmd, CtlCmd::set);
+  ASSERT_EQ(set->params.size(), 2u);
+  EXPECT_EQ(set->params[0], (std::pair<std::string, std::string>{"high_eff", "0.95"}));
+  EXPECT_EQ(set->params[1], (std::pair<std::string, std::string>{"step", "2"}));
+
+  auto pol = parse_ctl_request(R"({"cmd":"policy","name":"pdpa","extra":[null]})");  // unknown fields: ignored
+  ASSERT_TRUE(pol.ok());
+  EXPECT_EQ(pol->name, "pdpa");
+  EXPECT_TRUE(pol->params.empty());
+
+  auto dec = parse_ctl_request(R"({"cmd":"decisions","since":2.5})");
+  ASSERT_TRUE(dec.ok());
+  EXPECT_DOUBLE_EQ(dec->since, 2.5);
+  EXPECT_DOUBLE_EQ(parse_ctl_request(R"({"cmd":"decisions"})")->since, -1);
+}
+
+TEST(CtlRequest, DeepNestingIsJustAnError) {
+  std::string deep(30000, '[');
+  EXPECT_FALSE(parse_ctl_request(deep).ok());
+  std::string obj = R"({"cmd":"status","x":)" + std::string(30000, '[') + std::string(30000, ']') + "}";
+  EXPECT_TRUE(parse_ctl_request(obj).ok());
+}
