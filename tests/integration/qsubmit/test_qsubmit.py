@@ -287,6 +287,7 @@ class ExistingRm(QsubmitTestCase):
             self.assertEqual(rm.status()["jobs"], [], "every job left the RM")
         finally:
             rm.stop()
+            rm.remove_files()
 
 
 class UnmanagedJobs(QsubmitTestCase):
