@@ -178,7 +178,7 @@ constexpr const char* measure_restart_name(MeasureRestart r) noexcept {
     case MeasureRestart::time_jump: return "iteration times jumped at the same team size";
     case MeasureRestart::work_changed: return "iteration times at the baseline size no longer match the baseline";
     case MeasureRestart::impossible_speedup: return "efficiency above 1 + the superlinearity margin";
-    case MeasureRestart::load_changed: return "the outside load changed since the baseline";
+    case MeasureRestart::load_changed: return "the CPU wait share changed since the baseline (outside load, or the job's own idle threads spinning)";
   }
   return "none";
 }
