@@ -220,6 +220,8 @@ void Daemon::apply(const policy::Decision& d, policy::Event event, policy::JobId
       // lists it, as the decision log does.
       remember_why(j, policy::to_string(event), j.allocation, j.allocation,
                    a != nullptr && !a->reason.empty() ? a->reason : state_before + " → " + j.policy_state);
+    } else if (!moved && event == policy::Event::report && subject == r.id && a != nullptr && !a->reason.empty()) {
+      remember_why(j, policy::to_string(event), j.allocation, j.allocation, a->reason);  // e.g. a report ignored
     }
     if (moved) {
       changed = true;

@@ -83,10 +83,13 @@ Decision Pdpa::decide(const Snapshot& s) {
       const auto& j = s.jobs[i];
       if (!j.perf.valid || j.perf.seq == w[i].mem->last_seq) continue;  // never act twice on one report
       if (j.perf.spread > p_.max_spread && w[i].mem->noisy_in_a_row < kMaxNoisySkips) {
-        // Not confident enough: wait for the next report (each report counted once).
+        // Not confident enough: wait for the next report (each report counted once), and say so.
         if (w[i].mem->noisy_seq != j.perf.seq) {
           w[i].mem->noisy_seq = j.perf.seq;
           ++w[i].mem->noisy_in_a_row;
+          w[i].why = fmt::format("{}: report ignored: spread {:.2f} > max_spread {:.2f} ({} in a row; the {}th is used)",
+                                 state_label(*w[i].mem), j.perf.spread, p_.max_spread, w[i].mem->noisy_in_a_row,
+                                 kMaxNoisySkips + 1);
         }
         continue;
       }

@@ -1,5 +1,6 @@
 // PDPA as the daemon drives it (Corbalan et al., TPDS 2005, §4.1–§4.2): events, free CPUs, reports acted on
 // once, parameters, and the machine-size limits.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "test_pdpa_driver.hpp"
@@ -212,6 +213,10 @@ TEST(PdpaPolicy, PersistentNoiseDoesNotBlockJudgementForever) {
     d.set_report(1, 1.2);
     d.job(1).perf.spread = 0.6;
     d.step(Event::report, 1);
+    // Why is said (cosched-ctl why lists it): spread 0.60 > 0.30, the k-th skip in a row.
+    EXPECT_NE(d.last.find(1)->reason.find(fmt::format("report ignored: spread 0.60 > max_spread 0.30 ({} in a row", k + 1)),
+              std::string::npos)
+        << d.last.find(1)->reason;
     d.step(Event::quantum, -1);  // other events do not count the same report twice
     EXPECT_EQ(d.state(1), "NO_REF") << k;
   }
