@@ -80,6 +80,18 @@ TEST(AnalyzerLikeWork, NoisyWorkWaitsForAFullWindowBeforeItsFirstReport) {
 std::uint64_t g_wait_ns = 0;
 std::uint64_t fake_wait() noexcept { return g_wait_ns; }
 
+// A job on 2 CPUs whose threads' run-queue delay the test drives (g_wait_ns, from 0).
+class AnalyzerOutsideLoad : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    g_wait_ns = 0;
+    a.set_wait_source(&fake_wait);
+    d.granted = 2;
+  }
+  Analyzer a{Config{}};
+  Driver d{a};
+};
+
 // Runs the job until it reports at 2 CPUs, one iteration at a time; `busy(k)` says whether iteration k
 // runs under outside load: 1.6 times slower, its threads waiting 0.6 / 1.6 = 37.5 % of their time for a CPU
 // (1 % otherwise). Returns how many iterations were busy.
@@ -100,14 +112,9 @@ int run_until_report_at_2(Analyzer& a, Driver& d, Busy busy, int limit = 200) {
   return slowed;
 }
 
-TEST(AnalyzerOutsideLoad, SamplesTakenDuringBurstsAreDiscarded) {
+TEST_F(AnalyzerOutsideLoad, SamplesTakenDuringBurstsAreDiscarded) {
   // One iteration in four runs during a burst of outside load: its wait share (37.5 %) is 36.5 points from
   // the window's (1 %), more than 10, so it is discarded. The speedup is exactly T(1) / T(2) = 0.1 / 0.075.
-  g_wait_ns = 0;
-  Analyzer a{Config{}};
-  a.set_wait_source(&fake_wait);
-  Driver d(a);
-  d.granted = 2;
   const int slowed = run_until_report_at_2(a, d, [](int k) { return k % 4 == 3; });
   const Report r = latest(a);
   EXPECT_EQ(r.cpus, 2);
@@ -117,41 +124,27 @@ TEST(AnalyzerOutsideLoad, SamplesTakenDuringBurstsAreDiscarded) {
   EXPECT_GE(a.contaminated(), static_cast<std::uint64_t>(slowed - 2));
 }
 
-TEST(AnalyzerOutsideLoad, AConstantLoadIsLikeWithLike) {
+TEST_F(AnalyzerOutsideLoad, AConstantLoadIsLikeWithLike) {
   // Every iteration runs under the same load: baseline and P are slowed alike (0.16 s and 0.12 s), all
   // samples share one level, nothing is discarded, and the speedup is 0.16 / 0.12 = 1.333.
-  g_wait_ns = 0;
-  Analyzer a{Config{}};
-  a.set_wait_source(&fake_wait);
-  Driver d(a);
-  d.granted = 2;
   run_until_report_at_2(a, d, [](int) { return true; });
   EXPECT_NEAR(latest(a).speedup, 0.16 / 0.12, 1e-3);
   EXPECT_NEAR(latest(a).cpu_wait, 0.375, 1e-3);
   EXPECT_EQ(a.contaminated(), 0U);
 }
 
-TEST(AnalyzerOutsideLoad, ABaselineMeasuredUnderAnotherLoadIsMeasuredAgain) {
+TEST_F(AnalyzerOutsideLoad, ABaselineMeasuredUnderAnotherLoadIsMeasuredAgain) {
   // The baseline is measured on a quiet machine; from iteration 9 on a lasting load slows everything. After
   // three samples at the new level the window moves to it; its level (37.5 %) is 36.5 points from the
   // baseline's (1 %), so the baseline is measured again under the new load before anything is reported.
-  g_wait_ns = 0;
-  Analyzer a{Config{}};
-  a.set_wait_source(&fake_wait);
-  Driver d(a);
-  d.granted = 2;
   run_until_report_at_2(a, d, [](int k) { return k >= 9; });
   EXPECT_GE(a.restarts(), 1U);
   EXPECT_EQ(a.last_restart(), proto::MeasureRestart::load_changed);
   EXPECT_NEAR(latest(a).speedup, 0.16 / 0.12, 1e-3);
 }
 
-TEST(AnalyzerOutsideLoad, UnknownWaitsFilterNothing) {
+TEST_F(AnalyzerOutsideLoad, UnknownWaitsFilterNothing) {
   g_wait_ns = kWaitUnknown;
-  Analyzer a{Config{}};
-  a.set_wait_source(&fake_wait);
-  Driver d(a);
-  d.granted = 2;
   const AmdahlLoop loop{region_ids(2), 0.1, 0.5};
   ASSERT_GT(d.until_report_at(loop, 2), 0);
   EXPECT_EQ(a.contaminated(), 0U);
