@@ -68,6 +68,10 @@ void ArenaHost::set_runnable(bool runnable) {
   a_->rm.runnable.store(runnable ? 1 : 0, std::memory_order_release);
 }
 
+void ArenaHost::count_stop() { a_->rm.stops.fetch_add(1, std::memory_order_release); }
+
+bool ArenaHost::job_writing() const { return (a_->job.seq.load(std::memory_order_acquire) & 1U) != 0; }
+
 void ArenaHost::set_baseline_wanted(bool wanted) {
   flags_ = wanted ? (flags_ & ~std::uint32_t{proto::rm_no_baseline}) : (flags_ | proto::rm_no_baseline);
   a_->rm.flags.store(flags_, std::memory_order_release);

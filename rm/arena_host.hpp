@@ -49,6 +49,12 @@ class ArenaHost {
   // RM → job. `apply_mask` tells the job to apply the mask to threads it creates (affinity enforcement).
   void publish(int allocation, const CpuSet& cpus, bool apply_mask);
   void set_runnable(bool runnable);
+  // A stop of the job ended: the job drops the iteration in progress (it spans the stop). Called while the
+  // job is still stopped, so the job cannot see the count move before the stop and then cross an iteration
+  // boundary before the freezer takes hold.
+  void count_stop();
+  // Whether the job is writing its report now (its seqlock is odd).
+  [[nodiscard]] bool job_writing() const;
   void set_baseline(int cpus);
   // Whether the job should measure a baseline (the policy uses speedups); takes effect at its next region.
   void set_baseline_wanted(bool wanted);

@@ -20,6 +20,7 @@ struct Config {
   int client_timeout_ms = 10000;  // a peer that leaves a frame half-sent, or says nothing, this long is dropped
   std::string decision_log;     // JSON lines, empty: none
   std::string enforce = "auto";
+  std::string stop_with = "auto";  // time sharing's backend: auto, cgroup-v2, cgroup-v1, signal
   std::string synthetic_topology;  // hwloc synthetic description instead of the real machine
   int baseline_cpus = 1;        // the SelfAnalyzer's baseline allocation, published to jobs
   std::string baseline = "auto";  // auto: jobs measure a baseline when the policy uses speedups; always; never

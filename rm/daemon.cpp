@@ -59,6 +59,9 @@ Status Daemon::start() {
   auto enf = make_enforcer(cfg_.enforce, topo_.cpus(), guard_);
   if (!enf) return enf.error();
   enforcer_ = std::move(*enf);
+  auto stopper = make_stopper(cfg_.stop_with, enforcer_->name() == "cgroup-v2", guard_);
+  if (!stopper) return stopper.error();
+  stopper_ = std::move(*stopper);
 
   epfd_ = ::epoll_create1(EPOLL_CLOEXEC);
   signal_fd_ = ::signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
@@ -77,8 +80,8 @@ Status Daemon::start() {
   watch(wake_fd_, EPOLLIN);
 
   if (auto st = open_socket(); !st) return st;
-  COSCHED_INFO(rm, "serving {} | policy {} | {} | enforcement {} | quantum {} ms", cfg_.socket, policy_->name(),
-               topo_.description(), enforcer_->name(), cfg_.quantum_ms);
+  COSCHED_INFO(rm, "serving {} | policy {} | {} | enforcement {} | stopping {} | quantum {} ms", cfg_.socket,
+               policy_->name(), topo_.description(), enforcer_->name(), stopper_->name(), cfg_.quantum_ms);
   decide(policy::Event::quantum, -1);  // an empty machine: answers may-start from the first query on
   return {};
 }
@@ -164,6 +167,7 @@ void Daemon::on_quantum() {
   track_suspended();  // the quantum's decision below acts on it
   for (auto& [id, j] : jobs_) enforcer_->refresh(j);
   enforcer_->tidy();
+  stopper_->tidy();
   decide(policy::Event::quantum, -1);
 }
 
@@ -180,9 +184,8 @@ void Daemon::stop_all() {
   for (auto& [id, j] : jobs_) ids.push_back(id);
   for (auto id : ids) {
     auto& j = jobs_.at(id);
+    release_stop(j);  // never leave a job stopped (time-sharing policies stop jobs)
     enforcer_->release(j);
-    if (j.arena) j.arena->set_runnable(true);
-    ::kill(j.pid, SIGCONT);  // never leave a job stopped (time-sharing policies stop jobs)
     if (j.conn_fd >= 0) close_conn(j.conn_fd);  // the job's watcher sees EOF: native team size and mask
     if (j.pidfd >= 0) ::close(j.pidfd);
     COSCHED_INFO(rm, "job {} (pid {}) released to native behaviour", id, j.pid);
@@ -190,6 +193,7 @@ void Daemon::stop_all() {
   jobs_.clear();
   pidfds_.clear();
   while (!conns_.empty()) close_conn(conns_.begin()->first);
+  stopper_->shutdown();
   enforcer_->shutdown();
   guard_.goodbye();
   if (guard_.pid() > 0) {

@@ -23,6 +23,7 @@
 #include "cosched/wire.hpp"
 #include "decision_log.hpp"
 #include "enforce/enforcer.hpp"
+#include "enforce/stopper.hpp"
 #include "guard.hpp"
 #include "job.hpp"
 #include "policies/policy.hpp"
@@ -96,6 +97,11 @@ class Daemon {
   void note_team(Job& j, const ArenaProgress& p);
   [[nodiscard]] bool baseline_wanted() const;
 
+  // time_sharing.cpp: the policy's `runnable`, applied
+  bool stop_job(Job& j, const std::string& reason);
+  void resume_job(Job& j, const std::string& reason);
+  void release_stop(Job& j);
+
   // daemon_ctl.cpp
   void handle_ctl(Conn& c, const wire::Frame& f);
   nlohmann::json answer_ctl(const Conn& c, const CtlRequest& req);
@@ -106,6 +112,7 @@ class Daemon {
   Topology topo_;
   Guard guard_;
   std::unique_ptr<Enforcer> enforcer_;
+  std::unique_ptr<Stopper> stopper_;
   std::unique_ptr<policy::Policy> policy_;
   DecisionLog log_;
   std::chrono::steady_clock::time_point t0_;

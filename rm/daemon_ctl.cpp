@@ -2,6 +2,9 @@
 // request gets {"ok": false, "error": "..."} naming the field, and the RM carries on.
 #include <unistd.h>
 
+#include <fstream>
+#include <sstream>
+
 #include "cosched/log.hpp"
 #include "ctl_request.hpp"
 #include "daemon.hpp"
@@ -25,6 +28,25 @@ const char* phase_name(proto::Phase p) {
 
 json error_reply(const std::string& msg) { return {{"ok", false}, {"error", msg}}; }
 
+// CPU time the process received so far (user + system, all its threads, live and exited), in seconds;
+// null when /proc cannot tell (the process is gone).
+json cpu_seconds(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat;
+  std::getline(in, stat);
+  const auto close = stat.rfind(')');
+  if (close == std::string::npos) return nullptr;
+  std::istringstream rest(stat.substr(close + 2));
+  std::string field;
+  unsigned long long utime = 0, stime = 0;
+  // Fields after comm: state(3) ... utime(14) stime(15).
+  for (int n = 3; n <= 15 && (rest >> field); ++n) {
+    if (n == 14) utime = std::stoull(field);
+    if (n == 15) stime = std::stoull(field);
+  }
+  return static_cast<double>(utime + stime) / static_cast<double>(::sysconf(_SC_CLK_TCK));
+}
+
 }  // namespace
 
 json Daemon::job_json(const Job& j) const {
@@ -37,6 +59,10 @@ json Daemon::job_json(const Job& j) const {
             {"cpus", j.cpus.to_vector()},
             {"cpu_list", j.cpus.to_string()},
             {"state", j.suspended ? "suspended" : j.runnable ? "running" : "stopped"},
+            {"run_state", j.runnable ? "running" : "stopped"},
+            {"stops", j.stops},
+            {"stopped_s", j.stopped_s + (j.runnable ? 0.0 : now() - j.stopped_at)},
+            {"cpu_s", cpu_seconds(j.pid)},
             {"policy_state", j.policy_state},
             {"arrival_s", j.arrival},
             {"regions", j.progress.regions},
@@ -75,7 +101,7 @@ json Daemon::status_json() const {
   int allocated = 0;
   for (const auto& [id, j] : jobs_) {
     jobs.push_back(job_json(j));
-    allocated += j.allocation;
+    if (j.runnable && !j.suspended) allocated += j.allocation;
   }
   return {{"ok", true},
           {"policy", policy_->name()},
@@ -85,6 +111,7 @@ json Daemon::status_json() const {
           {"machine", {{"cpus", topo_.machine().cpus}, {"cores", topo_.machine().cores},
                        {"packages", topo_.machine().packages}, {"threads_per_core", topo_.machine().threads_per_core}}},
           {"enforcement", enforcer_->name()},
+          {"stopping", stopper_->name()},
           {"quantum_ms", cfg_.quantum_ms},
           {"baseline", baseline_wanted()},
           {"uptime_s", now()},

@@ -114,6 +114,7 @@ void Daemon::depart(policy::JobId id, const std::string& why) {
   auto it = jobs_.find(id);
   if (it == jobs_.end()) return;
   Job& j = it->second;
+  release_stop(j);  // first: the cpuset release tells the guard to forget the job altogether
   enforcer_->release(j);
   if (j.pidfd >= 0) {
     ::epoll_ctl(epfd_, EPOLL_CTL_DEL, j.pidfd, nullptr);
@@ -134,6 +135,7 @@ void Daemon::poll_reports() {
   std::vector<policy::JobId> fresh;
   for (auto& [id, j] : jobs_) {
     note_team(j, j.arena->read_progress());
+    if (!j.runnable) continue;  // stopped: no new report, and it may be frozen mid-write (time_sharing.cpp)
     auto r = j.arena->read_report();
     if (!r.present || r.seq == j.perf.seq) continue;
     if (!r.valid) {
@@ -160,6 +162,7 @@ policy::Snapshot Daemon::snapshot(policy::Event event, policy::JobId subject) co
   s.event = event;
   s.subject = subject;
   s.machine = topo_.machine();
+  s.quantum = cfg_.quantum_ms / 1000.0;
   s.jobs.reserve(jobs_.size());
   for (const auto& [id, j] : jobs_) {
     if (j.suspended) continue;  // stopped by a signal: it cannot use CPUs (suspended.cpp)
@@ -189,9 +192,31 @@ void Daemon::apply(const policy::Decision& d, policy::Event event, policy::JobId
   // The policy's word, made safe: one allocation per job, each in [1, cpus].
   std::map<policy::JobId, const policy::Allocation*> by_id;
   for (const auto& a : d.jobs) by_id[a.id] = &a;
+
+  // Time sharing. Jobs the policy stops leave their CPUs before the others are placed on them; jobs it
+  // resumes are placed with the others and continue once their CPUs and team are published (below). A
+  // stopped job keeps its allocation and CPU set, which placement may give to the running jobs.
+  std::vector<policy::JobId> stopping;
+  std::vector<policy::JobId> resuming;
+  for (auto& [id, j] : jobs_) {
+    if (j.suspended) continue;
+    auto it = by_id.find(id);
+    const bool run = it == by_id.end() || it->second->runnable;
+    const std::string reason = it != by_id.end() && !it->second->reason.empty() ? it->second->reason : "policy";
+    if (!run && j.runnable) {
+      if (stop_job(j, reason)) {
+        stopping.push_back(id);
+        COSCHED_DEBUG(policy, "job {}: stopped ({})", id, reason);
+      }
+    } else if (run && !j.runnable) {
+      resuming.push_back(id);
+    }
+  }
+
   std::vector<PlaceRequest> reqs;
   for (auto& [id, j] : jobs_) {
     if (j.suspended) continue;  // keeps its allocation and CPU set; placement may lend those CPUs
+    if (!j.runnable && std::find(resuming.begin(), resuming.end(), id) == resuming.end()) continue;
     auto it = by_id.find(id);
     int want = it != by_id.end() ? it->second->cpus : std::max(j.allocation, 1);
     if (it == by_id.end() || want < 1 || want > ncpu) {
@@ -240,14 +265,36 @@ void Daemon::apply(const policy::Decision& d, policy::Event event, policy::JobId
       remember_why(j, policy::to_string(event), from, r.count, reason);
       COSCHED_INFO(policy, "job {}: {} → {} CPU(s) [{}] ({})", r.id, from, r.count, cpus.to_string(), reason);
     }
+    const bool resumed = std::find(resuming.begin(), resuming.end(), r.id) != resuming.end();
+    if (resumed) {
+      resume_job(j, a != nullptr && !a->reason.empty() ? a->reason : "policy");
+      COSCHED_DEBUG(policy, "job {}: resumed on {} CPU(s) [{}]", r.id, r.count, cpus.to_string());
+    }
     nlohmann::json job_entry = {{"id", r.id},
                                 {"allocated", r.count},
                                 {"cpus", cpus.to_string()},
+                                {"run", "running"},
                                 {"state", j.policy_state},
                                 {"reason", a != nullptr ? a->reason : ""}};
-    if (moved || restated || (a != nullptr && !a->reason.empty())) changes_json.push_back(job_entry);
+    if (moved || restated || resumed || (a != nullptr && !a->reason.empty())) changes_json.push_back(job_entry);
     if (log_.is_open()) jobs_json.push_back(std::move(job_entry));
   }
+  // The jobs that sit this decision out (stopped now or before), in the log too.
+  for (auto& [id, j] : jobs_) {
+    if (j.runnable || j.suspended) continue;
+    const auto* a = by_id.count(id) != 0 ? by_id.at(id) : nullptr;
+    if (a != nullptr) j.policy_state = a->state;
+    const bool just_stopped = std::find(stopping.begin(), stopping.end(), id) != stopping.end();
+    nlohmann::json job_entry = {{"id", id},
+                                {"allocated", j.allocation},
+                                {"cpus", j.cpus.to_string()},
+                                {"run", "stopped"},
+                                {"state", j.policy_state},
+                                {"reason", a != nullptr ? a->reason : ""}};
+    if (just_stopped) changes_json.push_back(job_entry);
+    if (log_.is_open()) jobs_json.push_back(std::move(job_entry));
+  }
+  changed = changed || !stopping.empty() || !resuming.empty();
   bool ml_changed = d.may_start != may_start_;
   may_start_ = d.may_start;
   may_start_reason_ = d.may_start_reason;

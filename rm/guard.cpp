@@ -22,8 +22,9 @@ namespace {
 constexpr int kRmdirAttempts = 300;  // 30 s at 100 ms
 
 struct Watched {
-  std::string restore_procs;
-  std::string job_dir;
+  // One pair per hierarchy the job was moved in (cpuset, freezer).
+  std::vector<std::string> restore_procs;
+  std::vector<std::string> job_dirs;
   std::string freezer_dir;
   bool stopped = false;
 };
@@ -34,9 +35,13 @@ void restore(std::map<pid_t, Watched>& jobs, std::vector<std::string>& dirs) {
       write_control_file(w.freezer_dir + "/cgroup.freeze", "0");          // cgroup v2 freezer
       write_control_file(w.freezer_dir + "/freezer.state", "THAWED");     // cgroup v1 freezer
     }
-    if (!w.restore_procs.empty()) write_control_file(w.restore_procs, std::to_string(pid));
+    for (const auto& procs : w.restore_procs) {
+      if (!procs.empty()) write_control_file(procs, std::to_string(pid));
+    }
     ::kill(pid, SIGCONT);  // harmless if it was not stopped
-    if (!w.job_dir.empty()) dirs.push_back(w.job_dir);
+    for (const auto& d : w.job_dirs) {
+      if (!d.empty()) dirs.push_back(d);
+    }
   }
   // A cgroup cannot be removed while a task is still in it, and an exited job stays there until its
   // parent reaps it. Nobody waits for the guard, so it keeps trying for a while (newest first: job
@@ -151,8 +156,8 @@ void Guard::run(int fd) {
       const std::string& op = f[0];
       pid_t pid = f.size() > 1 ? static_cast<pid_t>(std::atol(f[1].c_str())) : 0;
       if (op == "J" && f.size() >= 4) {
-        jobs[pid].restore_procs = f[2];
-        jobs[pid].job_dir = f[3];
+        jobs[pid].restore_procs.push_back(f[2]);
+        jobs[pid].job_dirs.push_back(f[3]);
       } else if (op == "S" && f.size() >= 3) {
         jobs[pid].stopped = true;
         jobs[pid].freezer_dir = f[2];

@@ -25,7 +25,7 @@ class Guard {
   [[nodiscard]] pid_t pid() const { return pid_; }
 
   // The job `pid` is confined in `job_dir`; on RM death write its pid to `restore_procs` (a cgroup.procs
-  // file) and remove `job_dir`. Either may be empty.
+  // file) and remove `job_dir`. Either may be empty. Once per hierarchy the job is moved in (cpuset, freezer).
   void job_confined(pid_t pid, const std::string& restore_procs, const std::string& job_dir);
   void job_stopped(pid_t pid, const std::string& freezer_dir);  // stopped by signal (dir empty) or freezer
   void job_resumed(pid_t pid);

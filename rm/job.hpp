@@ -47,6 +47,14 @@ struct Job {
   std::unique_ptr<ArenaHost> arena;
   std::string cgroup_dir;     // enforcement: the job's cpuset cgroup, empty if none
   std::string original_cgroup_procs;  // where to put the job back on release
+  std::string freezer_dir;    // time sharing: the job's freezer cgroup, empty until its first stop
+  bool freezer_owned = false; // freezer_dir was created by the stopper (else it is the cpuset cgroup)
+  std::string freezer_restore_procs;  // where the stopper puts the job back on release
+
+  // Time sharing (rm/time_sharing.cpp): runnable == false while the RM holds the job stopped.
+  std::uint32_t stops = 0;    // stop → resume cycles completed (the arena's `stops`)
+  double stopped_at = 0;      // when the current stop began
+  double stopped_s = 0;       // time spent stopped by the RM, completed stops
 
   // Measurements (validated) and their history.
   policy::Perf perf;

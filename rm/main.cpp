@@ -94,6 +94,11 @@ int main(int argc, char** argv) {
   app.add_option("--enforce", cfg.enforce, "CPU enforcement: auto, cgroup, cgroup-v1, cgroup-v2, affinity, none")
       ->check(CLI::IsMember({"auto", "cgroup", "cgroup-v1", "cgroup-v2", "affinity", "none"}))
       ->capture_default_str();
+  app.add_option("--stop-with", cfg.stop_with,
+                 "how time-sharing policies stop and resume jobs: auto (the first that works of cgroup-v2 freezer, "
+                 "cgroup-v1 freezer, signal), cgroup-v2, cgroup-v1, signal (SIGSTOP/SIGCONT); status names it")
+      ->check(CLI::IsMember({"auto", "cgroup-v2", "cgroup-v1", "signal"}))
+      ->capture_default_str();
   app.add_option("--baseline-cpus", cfg.baseline_cpus, "SelfAnalyzer baseline allocation published to jobs")
       ->check(CLI::Range(1, 1024))
       ->capture_default_str();

@@ -27,6 +27,7 @@ Simulator::Simulator(const SimConfig& config, const std::vector<JobSpec>& jobs, 
   cpu_order_.resize(static_cast<std::size_t>(std::max(config_.cpus, 1)));
   for (std::size_t i = 0; i < cpu_order_.size(); ++i) cpu_order_[i] = static_cast<int>(i);
   snapshot_.machine = policy::Machine{config_.cpus, config_.cpus, 1, 1};
+  snapshot_.quantum = config_.quantum_s;
   for (const auto& j : jobs_) usable_ += j.usable() ? 1 : 0;
   // cosched-rm's --baseline auto: jobs measure a baseline only when the policy uses speedups.
   if (config_.analyzer.baseline == "auto") config_.analyzer.baseline = policy_.uses_speedup() ? "always" : "never";

@@ -9,12 +9,11 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <map>
-#include <sstream>
 #include <vector>
 
 #include "cosched/log.hpp"
+#include "cgroup_fs.hpp"
 #include "control_file.hpp"
 #include "enforcer.hpp"
 
@@ -22,55 +21,11 @@ namespace cosched::rm {
 
 namespace {
 
-struct Mount {
-  std::string root;        // hierarchy path mounted there ("/" normally)
-  std::string mountpoint;
-};
+using cgroupfs::Mount;
 
-// Finds the mount of the v1 cpuset hierarchy (version 1) or the unified hierarchy (version 2).
-bool find_mount(int version, Mount& m) {
-  std::ifstream in("/proc/self/mountinfo");
-  std::string line;
-  while (std::getline(in, line)) {
-    auto dash = line.find(" - ");
-    if (dash == std::string::npos) continue;
-    std::istringstream pre(line.substr(0, dash));
-    std::istringstream post(line.substr(dash + 3));
-    std::string id, parent, devno, root, mountpoint, fstype, source, super;
-    pre >> id >> parent >> devno >> root >> mountpoint;
-    post >> fstype >> source >> super;
-    bool match = version == 2 ? fstype == "cgroup2"
-                              : fstype == "cgroup" && ("," + super + ",").find(",cpuset,") != std::string::npos;
-    if (match) {
-      m = {root, mountpoint};
-      return true;
-    }
-  }
-  return false;
-}
-
-// The cgroup of `pid` in that hierarchy, as a path relative to the hierarchy root.
-std::string cgroup_of(pid_t pid, int version) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/cgroup");
-  std::string line;
-  while (std::getline(in, line)) {
-    auto c1 = line.find(':');
-    auto c2 = line.find(':', c1 + 1);
-    if (c1 == std::string::npos || c2 == std::string::npos) continue;
-    std::string ctrls = line.substr(c1 + 1, c2 - c1 - 1);
-    std::string path = line.substr(c2 + 1);
-    if (version == 2 && line.compare(0, 2, "0:") == 0 && ctrls.empty()) return path;
-    if (version == 1 && ("," + ctrls + ",").find(",cpuset,") != std::string::npos) return path;
-  }
-  return {};
-}
-
-std::string to_fs(const Mount& m, const std::string& cg) {
-  std::string rel = cg;
-  if (m.root != "/" && rel.compare(0, m.root.size(), m.root) == 0) rel = rel.substr(m.root.size());
-  if (rel == "/") rel.clear();
-  return m.mountpoint + rel;
-}
+bool find_mount(int version, Mount& m) { return cgroupfs::find_mount(version, "cpuset", m); }
+std::string cgroup_of(pid_t pid, int version) { return cgroupfs::cgroup_of(pid, version, "cpuset"); }
+using cgroupfs::to_fs;
 
 Status write_file(const std::string& path, const std::string& text) {
   if (int err = write_control_file(path, text); err != 0) {
@@ -79,12 +34,7 @@ Status write_file(const std::string& path, const std::string& text) {
   return {};
 }
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  std::string s;
-  std::getline(in, s);
-  return s;
-}
+std::string read_file(const std::string& path) { return cgroupfs::read_line(path); }
 
 class CgroupEnforcer final : public Enforcer {
  public:

@@ -5,7 +5,10 @@
 #include "dss.hpp"
 #include "equal_efficiency.hpp"
 #include "equipartition.hpp"
+#include "gang.hpp"
 #include "pdpa.hpp"
+#include "sw_dss.hpp"
+#include "vtq_dss.hpp"
 
 namespace cosched::policy {
 
@@ -28,6 +31,16 @@ const std::vector<Entry>& table() {
        [](const Machine&) { return std::make_unique<EqualEfficiency>(); }, {}},
       {"dss", "DSS: shares proportional to requests, at least one CPU each (Polychronopoulos et al., eqs. 1-3)",
        [](const Machine&) { return std::make_unique<Dss>(); }, {}},
+      {"gang", "Gang scheduling: rows of jobs that fit the machine, one row per quantum (Ousterhout 1982)",
+       [](const Machine&) { return std::make_unique<Gang>(); }, {}},
+      {"sw-dss", "Sliding Window DSS: a window of jobs with requests <= 3P runs with DSS, the next window each "
+                 "quantum (Polychronopoulos et al. 3.2.1)",
+       [](const Machine&) { return std::make_unique<SlidingWindowDss>(SlidingWindowDss::Step::window); }, {}},
+      {"ssw-dss", "Step Sliding Window DSS: as sw-dss, the window slides by one job each quantum (3.2.2)",
+       [](const Machine&) { return std::make_unique<SlidingWindowDss>(SlidingWindowDss::Step::one); }, {}},
+      {"vtq-dss", "Variable Time Quantum DSS: gangs with per-job quanta that equalise CPU time, a repository "
+                  "queue fills the holes (3.2.3)",
+       [](const Machine&) { return std::make_unique<VtqDss>(); }, {}},
   };
   return t;
 }

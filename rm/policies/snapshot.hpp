@@ -75,6 +75,7 @@ struct Machine {
 
 struct Snapshot {
   double now = 0;            // seconds since the RM (or simulation) started
+  double quantum = 0.1;      // the RM's quantum in seconds (--quantum-ms): time-sharing policies' base quantum
   Event event = Event::quantum;
   JobId subject = -1;        // the job the event is about, -1 if none
   Machine machine;

@@ -79,3 +79,44 @@ TEST(Guard, ReleasedJobsAreLeftAlone) {
   unlink(restore.c_str());
   rmdir(dir.c_str());
 }
+
+TEST(Guard, ThawsTheFreezerAndRestoresEveryHierarchyOfAJob) {
+  // A job confined in two hierarchies (cpuset and freezer) and frozen: the guard writes the thaw to both
+  // freezer files (v2 and v1 names) and puts the job back in both hierarchies.
+  char tmpl[] = "/tmp/cosched-guard-XXXXXX";
+  std::string dir = mkdtemp(tmpl);
+  std::string cpuset_procs = dir + "/cpuset.procs";
+  std::string freezer_procs = dir + "/freezer.procs";
+  std::string freezer = dir + "/freezer";
+  ASSERT_EQ(mkdir(freezer.c_str(), 0755), 0);
+  for (const auto& f : {cpuset_procs, freezer_procs, freezer + "/cgroup.freeze", freezer + "/freezer.state"}) {
+    std::ofstream(f) << "";
+  }
+  pid_t job = stopped_child();
+  int p[2];
+  ASSERT_EQ(pipe(p), 0);
+  const std::string pid = std::to_string(job);
+  std::string lines = "J\t" + pid + "\t" + cpuset_procs + "\t\nJ\t" + pid + "\t" + freezer_procs + "\t\nS\t" + pid +
+                      "\t" + freezer + "\n";
+  ASSERT_EQ(write(p[1], lines.data(), lines.size()), static_cast<ssize_t>(lines.size()));
+  close(p[1]);
+  Guard::run(p[0]);
+  close(p[0]);
+  int st = 0;
+  ASSERT_EQ(waitpid(job, &st, 0), job);
+  auto first_word = [](const std::string& path) {
+    std::ifstream in(path);
+    std::string w;
+    in >> w;
+    return w;
+  };
+  EXPECT_EQ(first_word(freezer + "/cgroup.freeze"), "0");
+  EXPECT_EQ(first_word(freezer + "/freezer.state"), "THAWED");
+  EXPECT_EQ(first_word(cpuset_procs), pid);
+  EXPECT_EQ(first_word(freezer_procs), pid);
+  for (const auto& f : {cpuset_procs, freezer_procs, freezer + "/cgroup.freeze", freezer + "/freezer.state"}) {
+    unlink(f.c_str());
+  }
+  rmdir(freezer.c_str());
+  rmdir(dir.c_str());
+}

@@ -1,0 +1,52 @@
+// Time sharing: the daemon applies the policy's `runnable` by stopping and resuming whole jobs through the
+// Stopper chosen at start (rm/enforce/stopper.hpp). Stops happen only inside a decision, i.e. between
+// quanta. A job is never stopped while it writes its report (its seqlock odd): that stop waits for the next
+// decision. The RM never reads the report of a stopped job (poll_reports), so a job frozen just after it
+// began a write (the check and the freeze are not atomic) costs nothing but that report's delay.
+#include "cosched/log.hpp"
+#include "daemon.hpp"
+
+namespace cosched::rm {
+
+bool Daemon::stop_job(Job& j, const std::string& reason) {
+  if (j.arena->job_writing()) {
+    remember_why(j, "stop deferred", j.allocation, j.allocation, "the job is writing its report; " + reason);
+    return false;
+  }
+  if (auto st = stopper_->stop(j); !st) {
+    COSCHED_WARN(rm, "job {}: cannot stop it ({}): it keeps running", j.id, st.error().message);
+    remember_why(j, "stop failed", j.allocation, j.allocation, st.error().message);
+    return false;
+  }
+  j.arena->set_runnable(false);
+  j.runnable = false;
+  j.stopped_at = now();
+  COSCHED_DEBUG(rm, "job {} stopped ({}): {}", j.id, stopper_->name(), reason);
+  remember_why(j, "stop", j.allocation, j.allocation, reason);
+  return true;
+}
+
+void Daemon::resume_job(Job& j, const std::string& reason) {
+  j.arena->count_stop();  // while still stopped: see ArenaHost::count_stop
+  j.arena->set_runnable(true);
+  if (auto st = stopper_->resume(j); !st) {
+    COSCHED_ERROR(rm, "job {}: cannot resume it: {}", j.id, st.error().message);
+  }
+  j.runnable = true;
+  ++j.stops;
+  j.stopped_s += now() - j.stopped_at;
+  COSCHED_DEBUG(rm, "job {} resumed: {}", j.id, reason);
+  remember_why(j, "resume", j.allocation, j.allocation, reason);
+}
+
+// Back to native, whatever the job's state: thawed or continued, out of the RM's freezer cgroup.
+void Daemon::release_stop(Job& j) {
+  stopper_->release(j);  // reads j.runnable (the signal backend continues only a job it stopped)
+  if (!j.runnable) {
+    j.arena->count_stop();
+    j.arena->set_runnable(true);
+    j.runnable = true;
+  }
+}
+
+}  // namespace cosched::rm
