@@ -1,0 +1,283 @@
+#!/usr/bin/python3
+"""Time sharing on the real machine: the RM stops and resumes whole jobs as a time-sharing policy says.
+
+- Four NPB kernels each asking for 2 CPUs on 2 CPUs under `gang`: one row (one job) runs per quantum;
+  status shows the run states alternating; the kernel confirms that the stopped jobs' threads are held
+  (the freezer's own report, or state T for signals); every kernel finishes and verifies.
+- The RM killed with SIGKILL while a job is stopped: the guard thaws or continues it, and /proc shows it
+  running again — for each stop backend this machine has.
+- Iterations spanning a stop are not measured: the SelfAnalyzer's iteration time under gang stays close to
+  the iteration time of the same program run alone at the same team size, measured side by side.
+"""
+import os
+import signal
+import statistics
+import subprocess
+import time
+import unittest
+
+from harness import RmTestCase, measure_in_bounds, process_state, program, wait_for
+
+KERNELS = [("npb-cg-clang", "A"), ("npb-cg-gcc", "A"), ("npb-mg-clang", "A"), ("npb-is-clang", "A")]
+
+
+def mounted(fstype, option=None):
+    with open("/proc/self/mountinfo") as f:
+        for line in f:
+            post = line.split(" - ", 1)[1].split()
+            if post[0] == fstype and (option is None or option in post[2].split(",")):
+                return True
+    return False
+
+
+def backend_available(name):
+    """Whether this machine offers the stop backend `name` to root (the reason when not, else None)."""
+    if os.geteuid() != 0 and name != "signal":
+        return "cgroup freezers need root"
+    if name == "cgroup-v2" and not mounted("cgroup2"):
+        return "no cgroup v2 hierarchy mounted"
+    if name == "cgroup-v1" and not mounted("cgroup", "freezer"):
+        return "no cgroup v1 freezer mounted"
+    return None
+
+
+def unified_dir(pid):
+    """The directory of `pid`'s cgroup in the unified hierarchy, or None."""
+    root = None
+    with open("/proc/self/mountinfo") as f:
+        for line in f:
+            if line.split(" - ", 1)[1].split()[0] == "cgroup2":
+                root = line.split()[4]
+    try:
+        with open(f"/proc/{pid}/cgroup") as f:
+            for line in f:
+                if line.startswith("0::"):
+                    return os.path.join(root, line.strip()[3:].lstrip("/")) if root else None
+    except FileNotFoundError:
+        return None
+    return None
+
+
+def v1_freezer_state(pid):
+    try:
+        with open(f"/proc/{pid}/cgroup") as f:
+            for line in f:
+                _, ctrls, path = line.strip().split(":", 2)
+                if "freezer" in ctrls.split(","):
+                    with open(os.path.join("/sys/fs/cgroup/freezer", path.lstrip("/"), "freezer.state")) as s:
+                        return s.read().strip()
+    except FileNotFoundError:
+        return None
+    return None
+
+
+def held_by_kernel(pid, backend):
+    """Whether the kernel itself reports every thread of `pid` held: cgroup.events `frozen 1` (v2),
+    freezer.state FROZEN (v1), or state T in /proc/PID/task/*/stat (signals)."""
+    if backend == "cgroup-v2":
+        d = unified_dir(pid)
+        try:
+            with open(os.path.join(d, "cgroup.events")) as f:
+                return "frozen 1" in f.read()
+        except (FileNotFoundError, TypeError):
+            return False
+    if backend == "cgroup-v1":
+        return v1_freezer_state(pid) == "FROZEN"
+    states = thread_states(pid)
+    return bool(states) and all(s == "T" for s in states)
+
+
+def thread_states(pid):
+    out = []
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except FileNotFoundError:
+        return out
+    for tid in tids:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/stat") as f:
+                out.append(f.read().rsplit(")", 1)[1].split()[0])
+        except FileNotFoundError:
+            pass
+    return out
+
+
+def cpu_ticks(pid):
+    """utime + stime of the process, in clock ticks."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])
+
+
+class GangOnTwoCpus(RmTestCase):
+    def test_four_kernels_take_turns_and_verify(self):
+        rm = self.start_rm(cpus="0-1", policy="gang")
+        self.assertIn(rm.status()["stopping"], ("cgroup-v2", "cgroup-v1", "signal"))
+        backend = rm.status()["stopping"]
+        jobs = [self.start_job([program(p), cls], rm, request=2) for p, cls in KERNELS]
+        wait_for(lambda: len(rm.status()["jobs"]) == 4, what="four jobs admitted")
+
+        # Sample status. A job stopped in one reply is checked against the kernel's own word until it is
+        # held (a freezer completes asynchronously), and the check counts only when a later reply says the job
+        # stayed stopped all along (same stop count).
+        runs, held_checks, seen = [], 0, {"running": set(), "stopped": set()}
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and len(rm.status()["jobs"]) == 4:
+            before = {j["pid"]: j for j in rm.status()["jobs"]}
+            held = {}
+            for pid, j in before.items():
+                if j["run_state"] == "stopped":
+                    until = time.monotonic() + 0.05
+                    while not held_by_kernel(pid, backend) and time.monotonic() < until:
+                        time.sleep(0.002)
+                    held[pid] = (held_by_kernel(pid, backend), thread_states(pid))
+            after = {j["pid"]: j for j in rm.status()["jobs"]}
+            for pid, (frozen, states) in held.items():
+                a = after.get(pid)
+                if a and a["run_state"] == "stopped" and a["stops"] == before[pid]["stops"]:
+                    self.assertTrue(frozen, f"pid {pid}: stopped in status but not held by the kernel "
+                                            f"({backend}; threads {states})")
+                    held_checks += 1
+            running = sorted(pid for pid, j in after.items() if j["run_state"] == "running")
+            for pid, j in after.items():
+                seen[j["run_state"]].add(pid)
+            # Each job asks for the whole machine: one row, one job, at a time.
+            self.assertLessEqual(len(running), 1, f"more than one row running: {after}")
+            if running and (not runs or runs[-1] != running):
+                runs.append(running)
+            if len(runs) >= 12 and held_checks >= 6 and all(j.pid in seen["stopped"] for j in jobs):
+                break
+            time.sleep(0.03)
+        self.assertGreaterEqual(len(runs), 12, f"the running job changed only {len(runs)} times: {runs}")
+        self.assertGreaterEqual(held_checks, 6)
+        for j in jobs:
+            self.assertIn(j.pid, seen["running"])
+            self.assertIn(j.pid, seen["stopped"])
+        some = rm.job(jobs[0].pid) or rm.job(jobs[1].pid)
+        if some:
+            events = [w["event"] for w in rm.request({"cmd": "why", "job": some["id"]})["decisions"]]
+            self.assertIn("stop", events)
+            self.assertIn("resume", events)
+            self.assertGreater(some["cpu_s"], 0)
+
+        for j in jobs:
+            self.assertEqual(j.wait(timeout=180), 0, j.stderr())
+            self.assertIn("VERIFICATION SUCCESSFUL", "\n".join(j.lines()))
+        logged = [e for d in rm.decisions() for e in d["jobs"] if e.get("run") == "stopped"]
+        self.assertTrue(logged, "the decision log records stopped jobs")
+
+
+class GuardThawsAfterRmDeath(RmTestCase):
+    def check_backend(self, backend):
+        why_not = backend_available(backend)
+        if why_not:
+            self.skipTest(f"stop backend {backend}: {why_not}")
+        # A long quantum: the job stays stopped while the test looks.
+        rm = self.start_rm("--stop-with", backend, cpus="0-1", policy="gang", quantum_ms=3000)
+        self.assertEqual(rm.status()["stopping"], backend)
+        long = ["--iterations", "100000", "--work-ms", "10"]
+        a = self.start_job([program("amdahl-clang")] + long, rm, request=2)
+        b = self.start_job([program("amdahl-clang")] + long, rm, request=2)
+        wait_for(lambda: len(rm.status()["jobs"]) == 2, what="two jobs admitted")
+        stopped = wait_for(lambda: next((j for j in rm.status()["jobs"] if j["run_state"] == "stopped"), None),
+                           what="a stopped job")
+        pid = stopped["pid"]
+        wait_for(lambda: held_by_kernel(pid, backend), what=f"the kernel to hold pid {pid} ({backend})")
+        ticks = cpu_ticks(pid)
+
+        rm.proc.send_signal(signal.SIGKILL)
+        rm.proc.wait(timeout=10)
+        wait_for(lambda: not held_by_kernel(pid, backend), what=f"the guard to release pid {pid}")
+        wait_for(lambda: process_state(pid) not in ("T", None), what="the job to leave state T")
+        wait_for(lambda: cpu_ticks(pid) > ticks + 5, what=f"pid {pid} to receive CPU time again")
+        if backend == "cgroup-v2":
+            self.assertNotIn("cosched", unified_dir(pid))  # back in its own cgroup
+        for j in (a, b):
+            self.assertIsNone(j.proc.poll(), "the jobs live on natively")
+
+    def test_cgroup_v2_freezer(self):
+        self.check_backend("cgroup-v2")
+
+    def test_cgroup_v1_freezer(self):
+        self.check_backend("cgroup-v1")
+
+    def test_signals(self):
+        self.check_backend("signal")
+
+
+def native_iteration_s(work_ms, iterations=40):
+    """Median per-iteration time of the Amdahl program run natively at 2 threads."""
+    env = dict(os.environ, OMP_NUM_THREADS="2", KMP_AFFINITY="disabled")
+    out = subprocess.run([program("amdahl-clang"), "--serial-fraction", "0", "--iterations", str(iterations),
+                          "--work-ms", str(work_ms)], env=env, capture_output=True, text=True, check=True).stdout
+    times = [float(l.split()[-1]) for l in out.splitlines() if l.startswith("iter ")]
+    return statistics.median(times[2:])
+
+
+def low_quantile(times, q=0.2):
+    """The q-quantile of iteration times: on a machine shared with other tenants a two-thread team now and
+    then has both threads on one CPU (twice the time); the low quantile is the time of an undisturbed
+    iteration, in the run alone and under gang alike."""
+    ordered = sorted(times)
+    return ordered[int(q * (len(ordered) - 1))]
+
+
+class MeasurementAcrossStops(RmTestCase):
+    def test_iteration_time_under_gang_matches_running_alone(self):
+        # Iterations of ~20 ms at two threads in quanta of 200 ms, two jobs: each sits out 200 ms in every
+        # 400, so about one iteration in ten spans a stop (and lasts over 200 ms as the program sees it).
+        work = ["--serial-fraction", "0", "--work-ms", "40"]
+
+        def team2_times(job):
+            self.assertEqual(job.wait(), 0, job.stderr())
+            return [float(l.split()[-1]) for l in job.lines() if l.startswith("iter ") and l.split()[3] == "2"]
+
+        def attempt():
+            # --baseline always with malleable jobs: the SelfAnalyzer measures a baseline at one thread and
+            # then reports its iteration time at two (a speedup report needs two team sizes).
+            rm = self.start_rm("--baseline", "always", cpus="0-1", policy="gang", quantum_ms=200)
+            launch = dict(request=2, launcher=("--malleable",))
+            # Alone, under the same RM (same cpuset, same team), right before and right after: the machine's
+            # other tenants change the truth for both alike.
+            before = self.start_job([program("amdahl-clang")] + work + ["--iterations", "40"], rm, **launch)
+            alone = [low_quantile(team2_times(before))]
+            jobs = [self.start_job([program("amdahl-clang")] + work + ["--iterations", "150"], rm, **launch)
+                    for _ in range(2)]
+            analyzer = {}
+            while any(j.proc.poll() is None for j in jobs):
+                for j in jobs:
+                    x = rm.job(j.pid)
+                    if x and x["iteration_s"] and x["measured_cpus"] == 2 and x["stops"] >= 3:
+                        analyzer[j.pid] = x["iteration_s"]
+                time.sleep(0.2)
+            ganged = {j.pid: team2_times(j) for j in jobs}
+            after = self.start_job([program("amdahl-clang")] + work + ["--iterations", "40"], rm, **launch)
+            alone.append(low_quantile(team2_times(after)))
+            ref = statistics.mean(alone)
+            details = {"alone_s": alone}
+            worst = 0
+            for pid, times in ganged.items():
+                spans = [t for t in times if t > 0.15]
+                clean = low_quantile(times)
+                details[pid] = {"program_q20_s": clean, "program_median_s": statistics.median(times), "spanning": len(spans), "of": len(times),
+                                "analyzer_s": analyzer.get(pid)}
+                self.assertGreater(len(spans), 0, f"no iteration spanned a stop: {details}")
+                worst = max(worst, abs(clean / ref - 1))
+                if pid in analyzer:
+                    # The SelfAnalyzer's reading leaves out the iterations that spanned a stop: it is the
+                    # program's own clean iteration time, within noise (same run, same moments).
+                    median = statistics.median(times)
+                    self.assertLess(abs(analyzer[pid] / median - 1), 0.15, f"analyzer vs program: {details}")
+            print(f"try: worst {worst:.3f} {details}", flush=True)
+            return worst, details
+
+        # The bound is wide: on this 2-CPU machine shared with other tenants (load averages of 6 seen while
+        # this was written) an undisturbed 20 ms iteration is itself a matter of luck, and runs minutes apart
+        # differ by up to 40 %. A gang that resumed a job's threads one by one, or measured iterations that
+        # spanned a stop (+200 ms), would be off by far more.
+        worst, details, tries = measure_in_bounds(attempt, 0, 0.5)
+        self.assertLessEqual(worst, 0.5, f"iteration times under gang differ from alone: {details}")
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
