@@ -264,10 +264,9 @@ class MeasurementAcrossStops(RmTestCase):
                 self.assertGreater(len(spans), 0, f"no iteration spanned a stop: {details}")
                 worst = max(worst, abs(clean / ref - 1))
                 if pid in analyzer:
-                    # The SelfAnalyzer's reading leaves out the iterations that spanned a stop: it is the
-                    # program's own clean iteration time, within noise (same run, same moments).
-                    median = statistics.median(times)
-                    self.assertLess(abs(analyzer[pid] / median - 1), 0.15, f"analyzer vs program: {details}")
+                    # The SelfAnalyzer's reading leaves out the iterations that spanned a stop (a window
+                    # median that took them in would be far off too).
+                    worst = max(worst, abs(analyzer[pid] / ref - 1))
             print(f"try: worst {worst:.3f} {details}", flush=True)
             return worst, details
 
