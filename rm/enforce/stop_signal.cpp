@@ -1,5 +1,6 @@
 // Stopping jobs with SIGSTOP / SIGCONT: the last resort, when no freezer is usable. It stops every thread
 // of the job's process (not its children), and the job's parent and its user can see it (and continue it).
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
@@ -7,6 +8,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <string>
 
 #include "cosched/log.hpp"
 #include "stopper.hpp"
@@ -14,6 +16,19 @@
 namespace cosched::rm {
 
 namespace {
+
+bool thread_stopped(const std::string& stat_path) {
+  int fd = ::open(stat_path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return true;  // the thread exited
+  char buf[512];
+  ssize_t n = ::read(fd, buf, sizeof buf - 1);
+  ::close(fd);
+  if (n <= 0) return true;
+  buf[n] = '\0';
+  // "tid (comm) S ...": comm may hold spaces and parentheses, so the state follows the last ')'.
+  const char* close = std::strrchr(buf, ')');
+  return close != nullptr && close[1] == ' ' && close[2] == 'T';
+}
 
 class SignalStopper final : public Stopper {
  public:
@@ -36,18 +51,20 @@ class SignalStopper final : public Stopper {
     return {};
   }
 
+  // Every thread in state T (a group stop reaches the threads one by one).
   [[nodiscard]] bool stopped(const Job& job) const override {
-    char path[64];
-    std::snprintf(path, sizeof path, "/proc/%d/stat", static_cast<int>(job.pid));
-    int fd = ::open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return false;
-    char buf[512];
-    ssize_t n = ::read(fd, buf, sizeof buf - 1);
-    ::close(fd);
-    if (n <= 0) return false;
-    buf[n] = '\0';
-    const char* close = std::strrchr(buf, ')');
-    return close != nullptr && close[1] == ' ' && close[2] == 'T';
+    const std::string dir = "/proc/" + std::to_string(job.pid) + "/task";
+    DIR* d = ::opendir(dir.c_str());
+    if (d == nullptr) return false;
+    bool all = true;
+    int seen = 0;
+    while (dirent* e = ::readdir(d)) {
+      if (e->d_name[0] == '.') continue;
+      ++seen;
+      all = all && thread_stopped(dir + "/" + e->d_name + "/stat");
+    }
+    ::closedir(d);
+    return all && seen > 0;
   }
 
   void release(Job& job) override {
