@@ -43,6 +43,9 @@ struct JobRecord {
   double end = -1;
   int requested = 1;          // CPUs requested (after scaling to this machine)
   int exit_status = 0;        // the program's exit status (simulation: 0)
+  // Its run time on a dedicated machine at its request (SWF field 4), for the normalised throughput of DSS
+  // eqs. 10-11; -1 unknown. Not in jobs.csv: summary.json carries what it yields.
+  double ideal = -1;
   std::vector<CpuSegment> allocation;
 
   [[nodiscard]] double wait() const { return start >= 0 ? start - submit : -1; }

@@ -140,6 +140,9 @@ std::vector<JobSpec> build_jobs(const swf::Workload& workload, ModelTable& model
     JobSpec spec;
     spec.number = j.number;
     spec.submit = j.submit_s * options.time_scale;
+    spec.preceding = j.preceding_job;
+    spec.think = std::max(j.think_time_s, 0.0) * options.time_scale;
+    spec.ideal = j.run_s;
     spec.app = &models.find(j.executable);
     auto request = swf::processor_request(j);
     if (!request) {

@@ -59,6 +59,11 @@ struct JobSpec {
   double work = 0;               // one-CPU seconds
   const AppModel* app = nullptr;
   std::string problem;           // non-empty: the job cannot be simulated (reported, never started)
+  // Closed workloads (SWF fields 17-18): released when job `preceding` ends, plus `think` seconds (scaled
+  // like submit times); -1: an open job, released at `submit`.
+  std::int64_t preceding = -1;
+  double think = 0;
+  double ideal = -1;             // SWF field 4: its run time on a dedicated machine at its request
   [[nodiscard]] bool usable() const { return problem.empty(); }
 };
 

@@ -10,6 +10,7 @@ Recorder::Recorder(const std::vector<JobSpec>& jobs) : open_(jobs.size(), 0) {
     r.app = j.app != nullptr ? j.app->name : std::string();
     r.app_class = j.app != nullptr ? j.app->app_class : std::string();
     r.submit = j.submit;
+    r.ideal = j.ideal;
     r.requested = j.request;
     r.exit_status = j.usable() ? 0 : -1;  // never started: no program, no status
     jobs_.push_back(std::move(r));

@@ -15,6 +15,8 @@ class Recorder {
   explicit Recorder(const std::vector<JobSpec>& jobs);
 
   void started(std::size_t index, double t) { jobs_[index].start = t; }
+  // A closed workload's job is submitted when its predecessor ends (plus think time), not at field 2.
+  void submitted(std::size_t index, double t) { jobs_[index].submit = t; }
   void ended(std::size_t index, double t);
   // From t on the job holds `cpus` CPUs (0: none, e.g. stopped) listed in cpu_list (may be empty).
   void allocation(std::size_t index, double t, int cpus, std::vector<int> cpu_list);

@@ -29,6 +29,17 @@ Simulator::Simulator(const SimConfig& config, const std::vector<JobSpec>& jobs, 
   snapshot_.machine = policy::Machine{config_.cpus, config_.cpus, 1, 1};
   snapshot_.quantum = config_.quantum_s;
   for (const auto& j : jobs_) usable_ += j.usable() ? 1 : 0;
+  // Closed workloads (SWF fields 17-18): a job naming a predecessor present in the workload is released when
+  // that one ends; every other job at its submit time.
+  std::map<std::int64_t, std::size_t> by_number;
+  for (std::size_t i = 0; i < jobs_.size(); ++i) by_number.emplace(jobs_[i].number, i);
+  for (std::size_t i = 0; i < jobs_.size(); ++i) {
+    if (jobs_[i].preceding >= 0 && by_number.count(jobs_[i].preceding) != 0 && jobs_[i].preceding != jobs_[i].number) {
+      successors_[jobs_[i].preceding].push_back(i);
+    } else {
+      open_.push_back(i);
+    }
+  }
   // cosched-rm's --baseline auto: jobs measure a baseline only when the policy uses speedups.
   if (config_.analyzer.baseline == "auto") config_.analyzer.baseline = policy_.uses_speedup() ? "always" : "never";
 }
@@ -38,7 +49,7 @@ Simulator::~Simulator() = default;
 void Simulator::run(const ProgressFn& progress) {
   // As cosched-rm at start-up: one decision on the empty machine, so may-start has an answer at once.
   decide(policy::Event::quantum, -1);
-  if (!jobs_.empty()) events_.push(std::max(jobs_[0].submit, 0.0), EventKind::arrival, 0);
+  if (!open_.empty()) events_.push(std::max(jobs_[open_[0]].submit, 0.0), EventKind::arrival, 0);
   for (;;) {
     // Time is about to move on (or nothing is left at this instant): the jobs get the RM's last word.
     if (!pending_updates_.empty() && (events_.empty() || events_.top().t > now_)) flush_job_updates();
@@ -74,7 +85,16 @@ void Simulator::handle(const SimEvent& e) {
   ++stats_.events;
   switch (e.kind) {
     case EventKind::arrival:
-      on_arrival(static_cast<std::size_t>(e.subject));
+      if (e.subject >= 0) {
+        // The open jobs' chain: subject indexes open_; the next one is pushed as this one arrives.
+        const auto k = static_cast<std::size_t>(e.subject);
+        if (k + 1 < open_.size()) {
+          events_.push(std::max(jobs_[open_[k + 1]].submit, now_), EventKind::arrival, static_cast<std::int64_t>(k + 1));
+        }
+        on_arrival(open_[k]);
+      } else {
+        on_arrival(static_cast<std::size_t>(-e.subject - 1));  // a closed job released by its predecessor
+      }
       break;
     case EventKind::completion:
       depart(e.subject);
@@ -102,11 +122,12 @@ void Simulator::handle(const SimEvent& e) {
 }
 
 void Simulator::on_arrival(std::size_t index) {
-  if (index + 1 < jobs_.size()) {
-    events_.push(std::max(jobs_[index + 1].submit, now_), EventKind::arrival, static_cast<std::int64_t>(index + 1));
-  }
   const JobSpec& j = jobs_[index];
-  if (!j.usable()) return;  // reported as never started (Recorder), never silently dropped
+  if (j.preceding >= 0 && successors_.count(j.preceding) != 0) recorder_.submitted(index, now_);
+  if (!j.usable()) {
+    release_successors(index);  // a chain goes on past a job that cannot run
+    return;  // reported as never started (Recorder), never silently dropped
+  }
   queue_.push_back(qs::QueuedJob{static_cast<std::int64_t>(index), j.submit, j.request});
   stats_.max_queue = std::max(stats_.max_queue, queue_.size());
   note_ml();
@@ -144,10 +165,19 @@ void Simulator::admit(std::size_t index) {
   tick_needed_ |= decide(policy::Event::arrival, id);
 }
 
+void Simulator::release_successors(std::size_t index) {
+  auto it = successors_.find(jobs_[index].number);
+  if (it == successors_.end()) return;
+  for (std::size_t next : it->second) {
+    events_.push(now_ + jobs_[next].think, EventKind::arrival, -static_cast<std::int64_t>(next) - 1);
+  }
+}
+
 void Simulator::depart(policy::JobId id) {
   auto it = running_.find(id);
   if (it == running_.end()) return;
   recorder_.ended(it->second.index, now_);
+  release_successors(it->second.index);
   ++finished_;
   running_.erase(it);
   auto pos = std::lower_bound(snapshot_.jobs.begin(), snapshot_.jobs.end(), id,

@@ -94,6 +94,7 @@ class Simulator {
   // simulator.cpp: the loop, the jobs' events, the queuing system
   void handle(const SimEvent& e);
   void on_arrival(std::size_t index);
+  void release_successors(std::size_t index);  // closed workloads: SWF fields 17-18
   void admit(std::size_t index);
   void depart(policy::JobId id);
   void try_start();
@@ -119,6 +120,8 @@ class Simulator {
   EventQueue events_;
   double now_ = 0;
   std::size_t next_arrival_ = 0;
+  std::vector<std::size_t> open_;  // jobs released at their submit time, in workload order
+  std::map<std::int64_t, std::vector<std::size_t>> successors_;  // job number → jobs released when it ends
   std::size_t finished_ = 0;
   std::size_t usable_ = 0;
 

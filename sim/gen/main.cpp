@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/gen/closed.hpp"
 #include "sim/gen/generator.hpp"
 #include "qs/swf.hpp"
 
@@ -75,6 +76,10 @@ int main(int argc, char** argv) {
   std::string preset_help = "start from a named configuration:";
   for (const auto& n : cosched::swfgen::preset_names()) preset_help += " " + n;
   app.add_option("--preset", preset_name, preset_help);
+  int closed = 0;
+  app.add_option("--closed", closed,
+                 "closed system (DSS paper 4.2.1): M instances of each --apps application (EXE:WEIGHT:PROCS:RUNTIME_S), "
+                 "each resubmitted on completion (SWF fields 17-18) for --duration seconds");
   app.add_option("--output,-o", output, "output file ('-' = stdout; a .gz name compresses)")->capture_default_str();
 
   CLI11_PARSE(app, argc, argv);
@@ -104,7 +109,7 @@ int main(int argc, char** argv) {
     if (f.option->count() > 0) f.apply(config, cli);  // given on the command line or by its env var
   }
 
-  auto workload = cosched::swfgen::generate(config);
+  auto workload = closed > 0 ? cosched::swfgen::generate_closed(config, closed) : cosched::swfgen::generate(config);
   if (!workload) {
     std::cerr << "cosched-swfgen: " << workload.error().message << "\n";
     return 2;
