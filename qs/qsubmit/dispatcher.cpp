@@ -5,10 +5,37 @@
 
 namespace cosched::qsubmit {
 
-Dispatcher::Dispatcher(std::vector<qs::QueuedJob> jobs, DispatcherConfig config)
+Dispatcher::Dispatcher(std::vector<qs::QueuedJob> jobs, DispatcherConfig config, const std::vector<Succession>& closed)
     : config_(config), total_(static_cast<int>(jobs.size())) {
   std::stable_sort(jobs.begin(), jobs.end(), [](const auto& a, const auto& b) { return a.submit < b.submit; });
-  future_.assign(jobs.begin(), jobs.end());
+  std::map<std::int64_t, const Succession*> after;
+  for (const auto& s : closed) after[s.job] = &s;
+  std::map<std::int64_t, bool> present;
+  for (const auto& j : jobs) present[j.id] = true;
+  for (const auto& j : jobs) {
+    auto it = after.find(j.id);
+    // A predecessor missing from the workload (or the job itself) cannot release it: it arrives at submit.
+    if (it != after.end() && it->second->after != j.id && present.count(it->second->after) != 0) {
+      held_[it->second->after].push_back({j, it->second->think});
+    } else {
+      future_.push_back(j);
+    }
+  }
+}
+
+std::vector<qs::QueuedJob> Dispatcher::release_successors(std::int64_t id, double now) {
+  std::vector<qs::QueuedJob> out;
+  auto it = held_.find(id);
+  if (it == held_.end()) return out;
+  for (auto& [job, think] : it->second) {
+    job.submit = now + think;
+    out.push_back(job);
+    auto pos = std::upper_bound(future_.begin(), future_.end(), job.submit,
+                                [](double t, const qs::QueuedJob& q) { return t < q.submit; });
+    future_.insert(pos, job);
+  }
+  held_.erase(it);
+  return out;
 }
 
 void Dispatcher::advance(double now) {

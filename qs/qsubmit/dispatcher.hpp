@@ -21,6 +21,13 @@
 
 namespace cosched::qsubmit {
 
+// Closed workloads (SWF fields 17-18): `job` arrives `think` seconds after job `after` ended.
+struct Succession {
+  std::int64_t job = 0;
+  std::int64_t after = 0;
+  double think = 0;
+};
+
 struct DispatcherConfig {
   qs::Selection selection = qs::Selection::fcfs;
   int fixed_ml = 0;                  // > 0: start while fewer run; 0: ask the RM
@@ -31,7 +38,8 @@ struct DispatcherConfig {
 class Dispatcher {
  public:
   // `jobs` in any order; their `submit` is the arrival time in the run.
-  Dispatcher(std::vector<qs::QueuedJob> jobs, DispatcherConfig config);
+  // Jobs named in `closed` arrive when their predecessor ends (release_successors), not at their submit.
+  Dispatcher(std::vector<qs::QueuedJob> jobs, DispatcherConfig config, const std::vector<Succession>& closed = {});
 
   // Moves every job with submit <= now into the queue.
   void advance(double now);
@@ -49,12 +57,17 @@ class Dispatcher {
   void registered(std::int64_t id);
   void ended(std::int64_t id);
   void rm_changed() { changed_ = true; }
+  // Closed workloads: job `id` ended at `now`; its successors arrive after their think time. Returns them,
+  // with their arrival time as `submit`.
+  std::vector<qs::QueuedJob> release_successors(std::int64_t id, double now);
 
   // When the caller should call again at the latest: the next arrival, the next RM question or the end of a
   // registration grace; +infinity when only a job's end can change anything.
   [[nodiscard]] double next_deadline(double now) const;
 
-  [[nodiscard]] bool finished() const { return future_.empty() && queue_.empty() && running_.empty(); }
+  [[nodiscard]] bool finished() const {
+    return future_.empty() && queue_.empty() && running_.empty() && held_.empty();
+  }
   [[nodiscard]] int queued() const { return static_cast<int>(queue_.size()); }
   [[nodiscard]] int running() const { return static_cast<int>(running_.size()); }
   [[nodiscard]] int done() const { return done_; }
@@ -70,6 +83,7 @@ class Dispatcher {
 
   DispatcherConfig config_;
   std::deque<qs::QueuedJob> future_;   // not yet arrived, by submit time
+  std::map<std::int64_t, std::vector<std::pair<qs::QueuedJob, double>>> held_;  // by predecessor: job, think
   std::vector<qs::QueuedJob> queue_;   // arrived, in arrival order
   std::map<std::int64_t, Running> running_;
   std::optional<bool> answer_;         // the RM's latest may_start, until used or outdated

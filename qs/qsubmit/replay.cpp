@@ -27,6 +27,14 @@ DispatcherConfig dispatcher_config(const ReplaySetup& setup) {
   return c;
 }
 
+std::vector<Succession> successions(const LoadedWorkload& workload) {
+  std::vector<Succession> out;
+  for (const auto& j : workload.jobs) {
+    if (j.preceding >= 0) out.push_back({j.id, j.preceding, j.think});
+  }
+  return out;
+}
+
 std::vector<qs::QueuedJob> queue_entries(const LoadedWorkload& workload) {
   std::vector<qs::QueuedJob> out;
   for (const auto& j : workload.jobs) out.push_back({j.id, j.submit, j.request});
@@ -36,7 +44,8 @@ std::vector<qs::QueuedJob> queue_entries(const LoadedWorkload& workload) {
 }  // namespace
 
 Replay::Replay(const ReplaySetup& setup)
-    : setup_(setup), dispatcher_(queue_entries(*setup.workload), dispatcher_config(setup)) {
+    : setup_(setup),
+      dispatcher_(queue_entries(*setup.workload), dispatcher_config(setup), successions(*setup.workload)) {
   for (const auto& plan : setup_.workload->jobs) {
     Tracked t;
     t.plan = &plan;
@@ -44,9 +53,14 @@ Replay::Replay(const ReplaySetup& setup)
     t.record.app = plan.app;
     t.record.app_class = plan.app_class;
     t.record.submit = plan.submit;
+    t.record.ideal = plan.ideal;
     t.record.requested = plan.request;
     jobs_.emplace(plan.id, std::move(t));
   }
+}
+
+void Replay::release_successors(std::int64_t id, double t) {
+  for (const auto& next : dispatcher_.release_successors(id, t)) jobs_.at(next.id).record.submit = next.submit;
 }
 
 Replay::~Replay() {
@@ -94,6 +108,7 @@ void Replay::reap_ended() {
     if (setup_.rm != nullptr && !job.seen_at_rm && ran_natively(job.record.id)) unmanaged_.push_back(job.record.id);
     last_allocation_.erase(it->first);
     dispatcher_.ended(job.record.id);
+    release_successors(job.record.id, t);
     if (*exit_status != 0 && stop_signal_ == 0 && setup_.progress != nullptr) {
       setup_.progress->note("job " + std::to_string(job.record.id) + " (" + job.record.app + ") exited with status " +
                             std::to_string(*exit_status) + "; see " + setup_.jobs_dir + "/" +
@@ -200,6 +215,7 @@ void Replay::launch(Tracked& job) {
   if (!pid) {
     job.record.exit_status = 127;  // start/end stay -1: it never ran
     dispatcher_.ended(plan.id);
+    release_successors(plan.id, now());
     if (setup_.progress != nullptr) setup_.progress->note("job " + std::to_string(plan.id) + ": " + pid.error().message);
     return;
   }

@@ -67,6 +67,7 @@ class Replay {
   };
   double now() const;
   void reap_ended();
+  void release_successors(std::int64_t id, double t);  // closed workloads: SWF fields 17-18
   [[nodiscard]] bool ran_natively(std::int64_t id) const;
   void sample_rm_status();
   void ask_may_start();

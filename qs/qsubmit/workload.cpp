@@ -19,6 +19,9 @@ Result<PlannedJob> plan_job(const swf::Job& job, const catalog::Catalog& catalog
   p.id = job.number;
   p.line = job.line;
   p.submit = job.submit_s * time_scale;
+  p.preceding = job.preceding_job;
+  p.think = std::max(job.think_time_s, 0.0) * time_scale;
+  p.ideal = job.run_s;
   std::string where = "job " + std::to_string(job.number) + " (line " + std::to_string(job.line) + ")";
 
   auto request = swf::processor_request(job);

@@ -23,6 +23,9 @@ struct PlannedJob {
   int request = 1;                // CPUs asked for on this machine (scale_requests)
   std::vector<std::string> argv;  // the command, @programs resolved
   std::string team;               // catalog `team`: "", "malleable" or "fixed" (cosched-run's option)
+  std::int64_t preceding = -1;    // SWF field 17: arrives when that job ends (closed workloads), -1: none
+  double think = 0;               // SWF field 18 x time scale: seconds after the preceding job ends
+  double ideal = -1;              // SWF field 4: run time on a dedicated machine (normalised throughput)
 };
 
 struct LoadedWorkload {

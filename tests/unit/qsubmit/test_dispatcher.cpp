@@ -174,3 +174,25 @@ TEST(Dispatcher, AnEndRefreshesTheAnswer) {
   EXPECT_EQ(start_all(d, 0.03), (std::vector<std::int64_t>{3}));
   EXPECT_TRUE(std::isinf(d.next_deadline(0.03))) << "nothing waits: only an end can change anything";
 }
+
+TEST(Dispatcher, ClosedJobsArriveWhenTheirPredecessorEndsPlusThinkTime) {
+  // Job 2 follows job 1 with a think time of 5 s; its own submit time (1 s) does not count.
+  qsub::Dispatcher d(jobs({{1, 0, 2}, {2, 1, 2}}), fixed_ml(4), {{2, 1, 5.0}});
+  d.advance(1);
+  EXPECT_EQ(start_all(d, 1), (std::vector<std::int64_t>{1}));
+  d.advance(20);
+  EXPECT_TRUE(start_all(d, 20).empty());
+  EXPECT_FALSE(d.finished());
+  d.ended(1);
+  auto released = d.release_successors(1, 30);
+  ASSERT_EQ(released.size(), 1U);
+  EXPECT_EQ(released[0].id, 2);
+  EXPECT_DOUBLE_EQ(released[0].submit, 35);
+  EXPECT_DOUBLE_EQ(d.next_deadline(30), 35);
+  d.advance(34);
+  EXPECT_TRUE(start_all(d, 34).empty());
+  d.advance(35);
+  EXPECT_EQ(start_all(d, 35), (std::vector<std::int64_t>{2}));
+  d.ended(2);
+  EXPECT_TRUE(d.finished());
+}

@@ -29,6 +29,18 @@ TEST(Summarize, OverallNumbers) {
   EXPECT_EQ(all["max_ml"], 2);
 }
 
+TEST(Summarize, NormalisedThroughputFollowsDssEquations10And11) {
+  Run run = four_job_run();
+  // Without dedicated run times there is nothing to normalise by.
+  EXPECT_TRUE(summarize(run)["overall"]["normalized_throughput"].is_null());
+  // bt: responses 10 and 10 (job 2: submit 2, end 12), ideals 5 and 5 → eq. 11: 5 / 10 = 0.5.
+  // The completed job of the other class: response 15, ideal 12 → 0.8. Eq. 10: (0.5 + 0.8) / 2.
+  for (auto& j : run.jobs) j.ideal = j.app_class == "bt" ? 5 : 12;
+  nlohmann::json s = summarize(run);
+  EXPECT_DOUBLE_EQ(s["classes"]["bt"]["normalized_throughput"].get<double>(), 0.5);
+  EXPECT_DOUBLE_EQ(s["overall"]["normalized_throughput"].get<double>(), (0.5 + 0.8) / 2);
+}
+
 TEST(Summarize, PerClassNumbersAddUp) {
   nlohmann::json s = summarize(four_job_run());
   const auto& bt = s["classes"]["bt"];

@@ -207,3 +207,18 @@ TEST(Simulator, SameSeedSameRunDifferentSeedDifferentNoise) {
   auto d = simulate(c, jobs, "equal_eff");
   EXPECT_FALSE(same_records(a.jobs, d.jobs));
 }
+
+TEST(Simulator, AClosedJobIsReleasedWhenItsPredecessorEndsPlusThinkTime) {
+  // SWF fields 17-18: job 2 follows job 1 (think 3 s); its own submit time (0) does not count. Job 3 is open.
+  Apps apps;
+  auto second = job(2, 0, 8, 10, apps.good);
+  second.preceding = 1;
+  second.think = 3;
+  auto out = simulate(no_analyzer(8), {job(1, 0, 8, 100, apps.good), second, job(3, 1, 8, 10, apps.good)}, "equip");
+  ASSERT_EQ(out.jobs.size(), 3u);
+  const double end1 = out.jobs[0].end;
+  EXPECT_GT(end1, 100);  // shared with job 3 for a while
+  EXPECT_NEAR(out.jobs[1].submit, end1 + 3, 1e-9);
+  EXPECT_NEAR(out.jobs[1].start, end1 + 3, 1e-9);
+  EXPECT_DOUBLE_EQ(out.jobs[2].start, 1);
+}
