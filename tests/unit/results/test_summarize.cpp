@@ -30,7 +30,7 @@ TEST(Summarize, OverallNumbers) {
 }
 
 TEST(Summarize, NormalisedThroughputFollowsDssEquations10And11) {
-  Run run = four_job_run();
+  results::Run run = four_job_run();
   // Without dedicated run times there is nothing to normalise by.
   EXPECT_TRUE(summarize(run)["overall"]["normalized_throughput"].is_null());
   // bt: responses 10 and 10 (job 2: submit 2, end 12), ideals 5 and 5 → eq. 11: 5 / 10 = 0.5.
