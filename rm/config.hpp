@@ -15,6 +15,8 @@ struct Config {
   CpuSet cpus;                  // empty: every CPU this process may use
   std::string socket;
   std::string socket_group;     // allow this group to connect (mode 0660), empty: owner only (0600)
+  bool all_users = false;       // any local user may connect (mode 0666): a node's RM run by root
+  std::string admin_group;      // members may change the policy or parameters and shut the RM down
   int quantum_ms = 100;
   int nice = -10;                 // the RM's niceness when permitted (raise_priority)
   int client_timeout_ms = 10000;  // a peer that leaves a frame half-sent, or says nothing, this long is dropped

@@ -77,7 +77,14 @@ int main(int argc, char** argv) {
   auto* cpus_opt =
       app.add_option("--cpus", cpus, "CPUs to manage, e.g. 0-3,8 (default: every CPU this process may use)");
   app.add_option("--socket,-s", cfg.socket, "UNIX socket to serve (env COSCHED_SOCKET)")->capture_default_str();
-  app.add_option("--socket-group", cfg.socket_group, "also let members of this group use the RM (socket mode 0660)");
+  auto* group_opt = app.add_option("--socket-group", cfg.socket_group,
+                                   "also let members of this group register jobs and read status (socket mode 0660)");
+  app.add_flag("--all-users", cfg.all_users,
+               "let every local user register their own jobs and read status (socket mode 0666): a node's RM")
+      ->excludes(group_opt);
+  app.add_option("--admin-group", cfg.admin_group,
+                 "members of this group may also change the policy or parameters and shut the RM down "
+                 "(besides root and the RM's own user)");
   app.add_option("--quantum-ms", cfg.quantum_ms, "policy quantum in milliseconds")
       ->check(CLI::Range(1, 60000))
       ->capture_default_str();
