@@ -101,9 +101,12 @@ int main(int argc, char** argv) {
   app.add_option("--enforce", cfg.enforce, "CPU enforcement: auto, cgroup, cgroup-v1, cgroup-v2, affinity, none")
       ->check(CLI::IsMember({"auto", "cgroup", "cgroup-v1", "cgroup-v2", "affinity", "none"}))
       ->capture_default_str();
-  app.add_option("--baseline-cpus", cfg.baseline_cpus, "SelfAnalyzer baseline allocation published to jobs")
-      ->check(CLI::Range(1, 1024))
-      ->capture_default_str();
+  app.add_option("--baseline-cpus", cfg.baseline_cpus,
+                 "SelfAnalyzer baseline allocation published to jobs: N CPUs, or auto (a quarter of each job's "
+                 "request, at least 1)")
+      ->transform(CLI::Transformer(std::map<std::string, std::string>{{"auto", "0"}}))
+      ->check(CLI::Range(0, 1024))
+      ->default_str("auto");
   app.add_option("--baseline", cfg.baseline,
                  "when jobs measure a SelfAnalyzer baseline (a few iterations at --baseline-cpus): auto (when the "
                  "policy uses speedups: pdpa, equal_eff), always (speedups in status under any policy), never")

@@ -61,8 +61,13 @@ ParsedOptions parse_options(int argc, char** argv) {
   app.add_option("--report-every", o.report_every_s,
                  "steady jobs re-measure this often, seconds (default: 0 without noise, one quantum with noise)")
       ->check(CLI::NonNegativeNumber);
-  app.add_option("--sa-baseline-cpus", sa.baseline_cpus, "SelfAnalyzer baseline team size")
-      ->check(CLI::Range(1, 1024))->capture_default_str();
+  sa.baseline_cpus = 0;  // auto, as cosched-rm's --baseline-cpus
+  app.add_option("--sa-baseline-cpus", sa.baseline_cpus,
+                 "SelfAnalyzer baseline team size: N, or auto (a quarter of each job's request, at least 1; "
+                 "cosched-rm's --baseline-cpus)")
+      ->transform(CLI::Transformer(std::map<std::string, std::string>{{"auto", "0"}}))
+      ->check(CLI::Range(0, 1024))
+      ->default_str("auto");
   app.add_option("--sa-baseline-iterations", sa.baseline_iterations, "SelfAnalyzer baseline iterations")
       ->check(CLI::Range(1, 32))->capture_default_str();
   app.add_option("--sa-window", sa.window, "SelfAnalyzer median window")->check(CLI::Range(1, 32))->capture_default_str();

@@ -27,6 +27,13 @@ int detection_iterations(const AppModel& app, const AnalyzerSettings& analyzer) 
   return std::max(given, periods);
 }
 
+// The job's own settings: --sa-baseline-cpus auto (0) is resolved per job as the daemon does it
+// (rm/config.hpp, baseline_cpus_for: a quarter of the request, at least 1).
+AnalyzerSettings for_job(AnalyzerSettings settings, int request) {
+  if (settings.config.baseline_cpus <= 0) settings.config.baseline_cpus = std::max(1, request / 4);
+  return settings;
+}
+
 }  // namespace
 
 RunningJob::RunningJob(const JobSpec& spec, const AnalyzerSettings& analyzer, const JobTiming& timing,
@@ -34,7 +41,7 @@ RunningJob::RunningJob(const JobSpec& spec, const AnalyzerSettings& analyzer, co
     : spec_(&spec),
       timing_(timing),
       analyzer_enabled_(measurable(*spec.app, analyzer)),
-      analyzer_(analyzer, seed),
+      analyzer_(for_job(analyzer, spec.request), seed),
       progress_(spec.work, spec.app->speedup),
       iteration_work_(spec.app->iteration_s > 0 ? spec.app->iteration_s : std::max(spec.work, 1e-9)),
       detect_left_(analyzer_enabled_ ? detection_iterations(*spec.app, analyzer) : 0) {

@@ -249,3 +249,12 @@ TEST(RunningJob, APeriodOfOneNeedsMinMatchesEvents) {
   }
   EXPECT_EQ(job.team(), 1);
 }
+
+// --sa-baseline-cpus auto (0): a quarter of the job's request, as cosched-rm's --baseline-cpus.
+TEST(RunningJob, AutoBaselineIsAQuarterOfTheRequest) {
+  Fixture f(160, 16);
+  f.analyzer.config.baseline_cpus = 0;
+  RunningJob job(f.spec, f.analyzer, f.timing, 1);
+  job.start(0, 16);
+  EXPECT_EQ(job.team(), 4);
+}
