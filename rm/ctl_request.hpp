@@ -21,10 +21,21 @@ struct CtlRequest {
   policy::ParamList params;  // policy, set: NAME=VALUE pairs, values as text
   double since = -1;         // decisions: entries with t > since
   policy::JobId job = 0;     // why: the job
+  int queued = -1;           // may_start: jobs waiting in the asking queuing system (-1: not said)
 };
 
 // Parses one control request payload (a JSON object {"cmd": ..., ...}).
 Result<CtlRequest> parse_ctl_request(std::string_view payload);
+
+// What a refusal calls the command: "shut the RM down", "switch the policy", "set parameters", ...
+constexpr const char* ctl_command_name(CtlCmd c) noexcept {
+  switch (c) {
+    case CtlCmd::shutdown: return "shut the RM down";
+    case CtlCmd::policy: return "switch the policy";
+    case CtlCmd::set: return "set policy parameters";
+    default: return "use this command";
+  }
+}
 
 // The command list shown when `cmd` is unknown.
 inline constexpr std::string_view kCtlCommands = "status, may_start, policy, set, why, decisions, policies, shutdown";

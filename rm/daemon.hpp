@@ -75,6 +75,9 @@ class Daemon {
   void close_conn(int fd);
   void watch(int fd, std::uint32_t events);
   bool authorised(const Conn& c) const;
+  // Root, the RM's own user, or a member of --admin-group: may change the policy or parameters, or shut
+  // the RM down (docs/architecture.md, "Who may do what").
+  bool is_admin(const Conn& c) const;
 
   // server_limits.cpp: what keeps a hostile or broken peer from starving the RM
   void raise_fd_limit();
@@ -138,6 +141,9 @@ class Daemon {
   policy::JobId next_id_ = 1;
   bool may_start_ = false;
   std::string may_start_reason_;
+  // Jobs waiting in the queuing system, as its latest may_start said (Snapshot::queued), and when.
+  int queued_ = 0;
+  double queued_at_ = -1;
   std::uint64_t decisions_ = 0;
 };
 

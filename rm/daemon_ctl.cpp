@@ -133,6 +133,16 @@ void Daemon::handle_ctl(Conn& c, const wire::Frame& f) {
     COSCHED_THROTTLED(peer_log_, ctl, warn, "pid {}: bad control request: {}", c.pid, req.error().message);
     return reply(error_reply(req.error().message));
   }
+  const bool changes_rm = req->cmd == CtlCmd::shutdown || req->cmd == CtlCmd::policy || req->cmd == CtlCmd::set;
+  if (changes_rm && !is_admin(c)) {
+    COSCHED_THROTTLED(peer_log_, ctl, warn, "refused {} from pid {} uid {}: not root, uid {}{}", ctl_command_name(req->cmd),
+                      c.pid, c.uid, ::geteuid(),
+                      cfg_.admin_group.empty() ? std::string() : " or a member of group " + cfg_.admin_group);
+    return reply(error_reply("permission denied: uid " + std::to_string(c.uid) + " may not " +
+                             ctl_command_name(req->cmd) + " (only root, uid " + std::to_string(::geteuid()) +
+                             (cfg_.admin_group.empty() ? std::string() : " or members of group " + cfg_.admin_group) +
+                             ")"));
+  }
   // The request is typed now; what follows only reads the RM's own state. A library exception there is
   // still one error for this client, never the end of the RM (and of every job's coordination).
   try {
@@ -155,6 +165,10 @@ json Daemon::answer_ctl(const Conn& c, const CtlRequest& req) {
   switch (req.cmd) {
     case CtlCmd::status: return status_json();
     case CtlCmd::may_start:
+      if (req.queued >= 0) {
+        queued_ = req.queued;
+        queued_at_ = now();
+      }
       return {{"ok", true}, {"may_start", may_start_}, {"reason", may_start_reason_}, {"running", jobs_.size()}};
     case CtlCmd::shutdown:
       COSCHED_INFO(ctl, "shutdown requested by pid {}", c.pid);

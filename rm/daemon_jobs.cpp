@@ -70,7 +70,7 @@ void Daemon::handle_register(Conn& c, const wire::Frame& f) {
   auto arena = ArenaHost::create(static_cast<std::uint32_t>(j.id));
   if (!arena) return refuse("internal error: " + arena.error().message);
   j.arena = std::move(*arena);
-  j.arena->set_baseline(cfg_.baseline_cpus);
+  j.arena->set_baseline(baseline_cpus_for(cfg_, j.request));
   j.arena->set_baseline_wanted(baseline_wanted());
   j.pidfd = pidfd_open(j.pid);
   if (auto st = enforcer_->attach(j); !st) {
@@ -163,6 +163,10 @@ policy::Snapshot Daemon::snapshot(policy::Event event, policy::JobId subject) co
   s.subject = subject;
   s.machine = topo_.machine();
   s.quantum = cfg_.quantum_ms / 1000.0;
+  // A queuing system says how many jobs wait each time it asks may_start, and it asks every few hundred
+  // milliseconds while any wait; a count older than this (our choice) means nobody is asking any more.
+  constexpr double kQueuedFreshS = 2.0;
+  s.queued = queued_at_ >= 0 && s.now - queued_at_ <= kQueuedFreshS ? queued_ : 0;
   s.jobs.reserve(jobs_.size());
   for (const auto& [id, j] : jobs_) {
     if (j.suspended) continue;  // stopped by a signal: it cannot use CPUs (suspended.cpp)
