@@ -51,6 +51,7 @@ class AnalyzerModel {
   void end_iteration(double true_seconds);
 
   [[nodiscard]] std::uint64_t report_seq() const { return analyzer_->report_seq(); }
+  [[nodiscard]] std::uint64_t iterations() const { return analyzer_->iterations(); }
   [[nodiscard]] sa::Phase phase() const { return analyzer_->phase(); }
   // The latest report as the RM reads it from the arena (rm/arena_host.cpp, read_report). False while
   // there is none or when it would fail the RM's range checks.

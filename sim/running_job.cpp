@@ -159,6 +159,7 @@ void RunningJob::reallocate(double t, int cpus, bool runnable) {
   // team), whether or not its boundary event was handled yet: the rule sync_iteration_index applies to
   // unobserved iterations, so observed and unobserved jobs agree.
   if (watch_ != Watch::off && boundary_due()) on_boundary(t);
+  const int cpus_before = cpus_;
   cpus_ = cpus;
   runnable_ = runnable;
   ++generation_;
@@ -174,15 +175,26 @@ void RunningJob::reallocate(double t, int cpus, bool runnable) {
   }
   if (watch_ == Watch::open) {
     const int team = analyzer_.team_for(cpus);
-    // libruntime: the next region runs with the new team (the Analyzer marks the iteration dirty); at the
-    // same team size only the CPU set moved, which libruntime does not treat as a spoiled iteration.
+    // libruntime: the next region runs with the new team (the Analyzer marks the iteration dirty); a change
+    // of the CPU set the team filled also discards the iteration, but never two in a row.
     if (team != progress_.team()) analyzer_.region(team);
+    if (progress_.team() >= cpus_before) cpu_set_changed();  // the team filled the CPU set that moved
     set_team(t, team);
     return;
   }
   // Not observed until now: the iteration in progress straddles the change and is dirty; measure from here.
   sync_iteration_index();
   open_iteration(t, true);
+}
+
+void RunningJob::cpu_set_changed() {
+  // libruntime/measure.cpp, follow_rm: an iteration during which the RM changed the CPU set its team filled
+  // is discarded, unless the iteration before it was discarded for the same reason.
+  const std::uint64_t done = analyzer_.iterations();
+  if (discard_at_ == kNever || done > discard_at_ + 1) {
+    analyzer_.discard();
+    discard_at_ = done;
+  }
 }
 
 RunningJob::Next RunningJob::next_event() const {
