@@ -44,11 +44,13 @@ RunningJob::RunningJob(const JobSpec& spec, const AnalyzerSettings& analyzer, co
       analyzer_(for_job(analyzer, spec.request), seed),
       progress_(spec.work, spec.app->speedup),
       iteration_work_(spec.app->iteration_s > 0 ? spec.app->iteration_s : std::max(spec.work, 1e-9)),
-      detect_left_(analyzer_enabled_ ? detection_iterations(*spec.app, analyzer) : 0) {
+      detect_left_(analyzer_enabled_ ? detection_iterations(*spec.app, analyzer) : 0),
+      startup_noise_(analyzer.startup_noise),
+      startup_s_(analyzer.startup_s) {
   // Enough for a warm-up iteration, a full window and the first report at a team, with room to spare. With
   // noise every sample differs, and a later one may give the fit it needs: keep observing then.
   const sa::Config c = sa::sanitize(analyzer.config);
-  if (analyzer.noise <= 0) silent_limit_ = 2 + c.window + c.min_report_samples + c.jump_min_samples;
+  if (analyzer.noise <= 0 && analyzer.startup_noise <= 0) silent_limit_ = 2 + c.window + c.min_report_samples + c.jump_min_samples;
 }
 
 double RunningJob::iteration_end_work() const {
@@ -64,6 +66,7 @@ void RunningJob::sync_iteration_index() {
 }
 
 void RunningJob::start(double t, int cpus) {
+  started_at_ = t;
   cpus_ = cpus;
   runnable_ = true;
   ++generation_;
@@ -105,7 +108,7 @@ void RunningJob::on_boundary(double t) {
   if (watch_ != Watch::open) return;
   const double seconds = t - iteration_started_;
   const std::uint64_t seq_before = analyzer_.report_seq();
-  analyzer_.end_iteration(seconds);
+  analyzer_.end_iteration(seconds, t - started_at_ < startup_s_ ? startup_noise_ : 0.0);
   ++observed_;
   policy::Perf p;
   const bool reported = analyzer_.report_seq() != seq_before;

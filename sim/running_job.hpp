@@ -88,12 +88,15 @@ class RunningJob {
   int detect_left_ = 0;
   // Analyzer iterations when an iteration was last discarded for a change of CPU set (cpu_set_changed()).
   static constexpr std::uint64_t kNever = ~std::uint64_t{0};
-  std::uint64_t discard_at_ = kNever;         // iterations still to run before the Analyzer hears of the loop
+  std::uint64_t discard_at_ = kNever;
+  double startup_noise_;  // AnalyzerSettings::startup_noise, for measurements in the job's first startup_s_
+  double startup_s_;         // iterations still to run before the Analyzer hears of the loop
   int silent_limit_ = 0;        // observed iterations at one team without a report before giving up; 0: never
   int silent_ = 0;              // observed iterations since the last report or allocation change
   Watch watch_ = Watch::off;
   bool opened_any_ = false;     // the Analyzer has seen an iteration
   double iteration_started_ = 0;
+  double started_at_ = 0;
   double resume_at_ = std::numeric_limits<double>::infinity();
   int cpus_ = 0;
   bool runnable_ = true;
