@@ -1,8 +1,10 @@
 // Stopping jobs with a cgroup freezer: v2 `cgroup.freeze` (1/0; `cgroup.events` says "frozen 1" once every
 // thread is held) or the v1 freezer (`freezer.state` FROZEN/THAWED).
 //
-// Layout: <hierarchy>/<rm parent>/cosched-freeze.<rm pid>/job<id>, created at the job's first stop; the job
-// is moved there then and back to the cgroup it came from on release. Under cgroup-v2 cpuset enforcement
+// Layout: <hierarchy>/<rm parent>/cosched-freeze.<rm pid>/job<id>, created at the first stop (the RM's
+// directory) and at the job's first stop (the job's); the job is moved there then and back to the cgroup it
+// came from on release. An RM that never stops a job leaves nothing in the hierarchy, even if it is killed
+// together with its guard. Under cgroup-v2 cpuset enforcement
 // the job's cpuset cgroup is its freezer (one cgroup per process and hierarchy).
 #include <fcntl.h>
 #include <signal.h>
@@ -97,7 +99,7 @@ class FreezerStopper final : public Stopper {
     }
     for (const auto& d : pending_) guard_.owns_dir(d);  // the guard outlives us and keeps trying
     pending_.clear();
-    ::rmdir(rm_dir_.c_str());
+    if (rm_dir_made_) ::rmdir(rm_dir_.c_str());
     rm_dir_.clear();
   }
 
@@ -114,6 +116,13 @@ class FreezerStopper final : public Stopper {
     }
     const std::string orig = cgroupfs::cgroup_of(job.pid, version_, "freezer");
     if (orig.empty()) return make_error(Errc::not_found, "pid " + std::to_string(job.pid) + " has no cgroup (gone?)");
+    if (!rm_dir_made_) {
+      if (::mkdir(rm_dir_.c_str(), 0755) != 0 && errno != EEXIST) {
+        return make_error(Errc::io_error, "mkdir " + rm_dir_ + ": " + std::strerror(errno));
+      }
+      guard_.owns_dir(rm_dir_);
+      rm_dir_made_ = true;
+    }
     const std::string dir = rm_dir_ + "/job" + std::to_string(job.id);
     if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
       return make_error(Errc::io_error, "mkdir " + dir + ": " + std::strerror(errno));
@@ -129,6 +138,7 @@ class FreezerStopper final : public Stopper {
   cgroupfs::Mount mount_;
   std::string rm_dir_;
   bool cpuset_v2_;
+  bool rm_dir_made_ = false;
   Guard& guard_;
   std::vector<std::string> pending_;
 };
@@ -150,13 +160,12 @@ Result<std::unique_ptr<Stopper>> make_freezer_stopper(int version, bool cpuset_v
   if (::mkdir(rm_dir.c_str(), 0755) != 0 && errno != EEXIST) {
     return make_error(Errc::io_error, tag + ": mkdir " + rm_dir + ": " + std::strerror(errno));
   }
-  // The freezer's control file must exist: a v2 kernel before 5.2 has none.
+  // The freezer's control file must exist (a v2 kernel before 5.2 has none); the probe directory goes away
+  // at once and comes back at the first stop.
   const char* control = version == 2 ? "/cgroup.freeze" : "/freezer.state";
-  if (::access((rm_dir + control).c_str(), W_OK) != 0) {
-    ::rmdir(rm_dir.c_str());
-    return make_error(Errc::unsupported, tag + ": no " + std::string(control + 1) + " in " + rm_dir);
-  }
-  guard.owns_dir(rm_dir);
+  const bool usable = ::access((rm_dir + control).c_str(), W_OK) == 0;
+  ::rmdir(rm_dir.c_str());
+  if (!usable) return make_error(Errc::unsupported, tag + ": no " + std::string(control + 1) + " in " + rm_dir);
   return std::unique_ptr<Stopper>(new FreezerStopper(version, m, rm_dir, cpuset_v2, guard));
 }
 
