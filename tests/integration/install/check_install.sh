@@ -6,9 +6,18 @@ build=$1
 prefix=$(mktemp -d /tmp/cosched-install-XXXXXX)
 trap 'rm -rf "$prefix"' EXIT
 cmake --install "$build" --prefix "$prefix" >/dev/null
-for f in bin/cosched-rm bin/cosched-ctl bin/cosched-run bin/qsubmit bin/cosched-sim lib/libcosched.so lib/libcosched_wrap.so.0 include/cosched/selfanalyzer.h \
-         lib/cmake/Cosched/CoschedConfig.cmake lib/pkgconfig/cosched.pc; do
+programs="cosched-rm cosched-ctl cosched-run qsubmit cosched-sim cosched-swfgen cosched-report"
+for f in lib/libcosched.so lib/libcosched_wrap.so.0 include/cosched/selfanalyzer.h \
+         lib/cmake/Cosched/CoschedConfig.cmake lib/pkgconfig/cosched.pc \
+         share/doc/cosched/README.md share/doc/cosched/usage.md share/cosched/workloads/w3-mini.swf \
+         share/cosched/workloads/catalog.yaml; do
   [ -e "$prefix/$f" ] || { echo "missing after install: $f"; exit 1; }
+done
+# Every command is in PREFIX/bin after an install, and in the build tree's bin/ before one (README: PATH).
+for p in $programs; do
+  [ -x "$prefix/bin/$p" ] || { echo "missing after install: bin/$p"; exit 1; }
+  [ -x "$build/bin/$p" ] || { echo "missing in the build tree: $build/bin/$p"; exit 1; }
+  "$build/bin/$p" --help >/dev/null || { echo "$build/bin/$p --help failed"; exit 1; }
 done
 "$prefix/bin/cosched-rm" --help >/dev/null
 "$prefix/bin/cosched-run" --help >/dev/null
