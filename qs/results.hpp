@@ -2,7 +2,7 @@
 // in one data model, written in one set of files so that cosched-report compares any of them side by side:
 //
 //   DIR/jobs.csv        one row per job: job, app, class, submit, start, end, wait, response, execution,
-//                       requested, mean_cpus, exit_status
+//                       requested, mean_cpus, exit_status, rm_id, pid
 //   DIR/summary.json    per application class and overall: mean/median response and execution time,
 //                       makespan, CPU utilisation, mean multiprogramming level; plus the run's metadata
 //   DIR/ml.csv          multiprogramming level over time (t, running, queued)
@@ -43,6 +43,10 @@ struct JobRecord {
   double end = -1;
   int requested = 1;          // CPUs requested (after scaling to this machine)
   int exit_status = 0;        // the program's exit status (simulation: 0)
+  // Where to find the job outside this run: its id at the RM (`cosched-ctl why`, the decision log,
+  // `cosched-ctl history`) and its process id; -1 when there is none (simulated, native, never seen).
+  std::int64_t rm_id = -1;
+  std::int64_t pid = -1;
   std::vector<CpuSegment> allocation;
 
   [[nodiscard]] double wait() const { return start >= 0 ? start - submit : -1; }

@@ -19,6 +19,7 @@ struct Config {
   int nice = -10;                 // the RM's niceness when permitted (raise_priority)
   int client_timeout_ms = 10000;  // a peer that leaves a frame half-sent, or says nothing, this long is dropped
   std::string decision_log;     // JSON lines, empty: none
+  std::string accounting;       // per-job records (accounting.hpp); empty: next to the socket, "none": off
   std::string enforce = "auto";
   std::string synthetic_topology;  // hwloc synthetic description instead of the real machine
   int baseline_cpus = 1;        // the SelfAnalyzer's baseline allocation, published to jobs
