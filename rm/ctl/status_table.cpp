@@ -53,7 +53,7 @@ const std::vector<StatusColumn>& registry() {
       {"alloc", {"ALLOC", true}, true, [](const json& j, const json&) { return text(j, "allocated"); }},
       {"cpus", {"CPUS"}, true, [](const json& j, const json&) { return text(j, "cpu_list"); }},
       {"run", {"RUN"}, true, [](const json& j, const json&) { return text(j, "state"); }},
-      {"state", {"STATE"}, true, [](const json& j, const json&) { return shown_state(j); }},
+      {"state", {"STATE"}, true, [](const json& j, const json&) { return text(j, "policy_state"); }},
       {"cpu_s", {"CPU_S", true}, false, [](const json& j, const json&) { return num(j.value("cpu_s", json()), "{:.2f}"); }},
       {"speedup", {"SPEEDUP", true}, true, [](const json& j, const json&) { return num(j.value("speedup", json()), "{:.2f}"); }},
       {"eff", {"EFF", true}, true, [](const json& j, const json&) { return num(j.value("efficiency", json()), "{:.2f}"); }},

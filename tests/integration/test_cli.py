@@ -92,6 +92,27 @@ class EveryTool(unittest.TestCase):
                 self.assertNotIn("ctest [options]", r.stdout)  # ctest's own help
 
 
+class BashCompletion(unittest.TestCase):
+    """scripts/completion/cosched.bash offers what each program's --help lists."""
+
+    def complete(self, *words):
+        script = (f'source {os.path.join(ROOT, "scripts/completion/cosched.bash")}\n'
+                  f'COMP_WORDS=({" ".join(repr(w) for w in words)}); COMP_CWORD={len(words) - 1}\n'
+                  f'_cosched_complete {words[0]}; printf "%s\\n" "${{COMPREPLY[@]}}"\n')
+        env = dict(os.environ, PATH=os.path.join(BUILD, "bin") + ":" + os.environ["PATH"])
+        r = run(["bash", "-c", script], env=env)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        return set(r.stdout.split())
+
+    def test_subcommands_options_and_policies(self):
+        self.assertIn("history", self.complete("cosched-ctl", "hi"))
+        self.assertEqual(self.complete("cosched-ctl", "sta"), {"status"})
+        self.assertIn("--format", self.complete("cosched-ctl", "status", "--f"))
+        self.assertIn("--accounting", self.complete("cosched-rm", "--acc"))
+        self.assertIn("pdpa", self.complete("cosched-rm", "--policy", ""))
+        self.assertIn("--time-scale", self.complete("qsubmit", "--time"))
+
+
 class CannotReachTheRm(unittest.TestCase):
     def setUp(self):
         self.dir = tempfile.mkdtemp(prefix="cosched-it-cli-")
