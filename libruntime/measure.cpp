@@ -26,9 +26,14 @@ __attribute__((tls_model("initial-exec"))) thread_local bool tl_measuring_thread
 __attribute__((tls_model("initial-exec"))) thread_local int tl_expected_team = 0;
 
 std::uint64_t g_published_seq = 0;
+std::uint64_t g_published_version = ~std::uint64_t{0};  // Analyzer::progress_version() last published
 proto::Phase g_published_phase = proto::Phase::none;
 std::uint32_t g_seen_stops = 0;
 std::uint32_t g_seen_baseline = 0;
+// The raw RM words and floor follow_rm last acted on (~0: never, so the first call acts).
+std::uint32_t g_seen_flags = ~0U;
+std::uint32_t g_seen_base_raw = ~0U;
+int g_seen_floor = -1;
 int g_default_baseline = 1;  // COSCHED_BASELINE
 bool g_seen_no_baseline = false;
 
@@ -45,38 +50,52 @@ inline std::uint64_t now_ns() noexcept {
 // change detector already ignores a single perturbed sample. A new team size is seen by the Analyzer itself.
 inline void follow_rm() noexcept {
   const auto& rm = g_arena->rm;
-  std::uint32_t stops = rm.stops.load(std::memory_order_relaxed);
+  const std::uint32_t stops = rm.stops.load(std::memory_order_relaxed);
+  const std::uint32_t flags = rm.flags.load(std::memory_order_relaxed);
+  const std::uint32_t base_raw = rm.baseline_cpus.load(std::memory_order_relaxed);
+  const int floor = team_floor();
+  // Nothing changed (every region but a handful): one branch.
+  if (((stops ^ g_seen_stops) | (flags ^ g_seen_flags) | (base_raw ^ g_seen_base_raw) |
+       static_cast<std::uint32_t>(floor ^ g_seen_floor)) == 0) {
+    return;
+  }
   if (stops != g_seen_stops) {
     g_seen_stops = stops;
     g_analyzer->discard_iteration();
   }
-  const bool no_baseline = (rm.flags.load(std::memory_order_relaxed) & proto::rm_no_baseline) != 0;
+  g_seen_flags = flags;
+  g_seen_base_raw = base_raw;
+  g_seen_floor = floor;
+  const bool no_baseline = (flags & proto::rm_no_baseline) != 0;
   if (no_baseline != g_seen_no_baseline) {
     g_seen_no_baseline = no_baseline;
     g_analyzer->set_baseline_enabled(!no_baseline);
   }
   // The baseline is never below the smallest team cosched may give (2 unless the job is malleable): a
   // baseline at 1 CPU then needs the RM to narrow the job's CPUs, since its team may not shrink to 1.
-  std::uint32_t base = rm.baseline_cpus.load(std::memory_order_relaxed);
+  std::uint32_t base = base_raw;
   if (base == 0 || base > static_cast<std::uint32_t>(proto::kMaxCpus)) base = static_cast<std::uint32_t>(g_default_baseline);
-  base = std::max(base, static_cast<std::uint32_t>(team_floor()));
+  base = std::max(base, static_cast<std::uint32_t>(floor));
   if (base != g_seen_baseline) {
     g_seen_baseline = base;
     g_analyzer->set_baseline_cpus(static_cast<int>(base));
   }
 }
 
-// Publishes the analyzer's state into the arena: progress counters always (relaxed stores), the report
-// under the job block's seqlock when a new one exists or the phase moved.
+// Publishes the analyzer's state into the arena: progress counters when they moved (relaxed stores), the
+// report under the job block's seqlock when a new one exists or the phase moved.
 inline void publish() noexcept {
   auto& job = g_arena->job;
+  const std::uint64_t version = g_analyzer->progress_version();
+  proto::Phase phase = g_analyzer->phase();
+  std::uint64_t seq = g_analyzer->report_seq();
+  if (version == g_published_version && seq == g_published_seq && phase == g_published_phase) return;
+  g_published_version = version;
   job.iterations.store(g_analyzer->iterations(), std::memory_order_relaxed);
   job.restart_reason.store(static_cast<std::uint32_t>(g_analyzer->last_restart()), std::memory_order_relaxed);
   job.restarts.store(g_analyzer->restarts(), std::memory_order_relaxed);
   job.cpu_wait.store(g_analyzer->last_cpu_wait(), std::memory_order_relaxed);
   job.contaminated.store(g_analyzer->contaminated(), std::memory_order_relaxed);
-  proto::Phase phase = g_analyzer->phase();
-  std::uint64_t seq = g_analyzer->report_seq();
   if (seq == g_published_seq && phase == g_published_phase) return;
   sa::Report r;
   bool have = g_analyzer->report(r);

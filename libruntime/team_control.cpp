@@ -33,6 +33,9 @@ std::atomic<bool> g_program_dynamic{false}; // dyn-var as the program knows it
 std::atomic<int> g_latched{0};              // a team size the program read since the last region (0: none)
 std::atomic<bool> g_first_region{true};      // no outermost region has begun yet
 std::atomic<std::uint32_t> g_mode{static_cast<std::uint32_t>(proto::TeamMode::unknown)};
+// team_floor() of the current mode and program value, kept up to date where either changes: the hot path
+// reads one word instead of deriving it per region.
+std::atomic<int> g_floor{1};
 
 // Causes that fix the team, set once and never cleared (the mode is derived from them: team_mode()).
 std::atomic<bool> g_fixed_by_user{false};
@@ -63,9 +66,19 @@ proto::TeamMode derive_mode() {
   return M::resizable;
 }
 
+void refresh_floor() {
+  const int v = std::max(1, g_program_nthreads.load(std::memory_order_relaxed));
+  const auto m = static_cast<proto::TeamMode>(g_mode.load(std::memory_order_relaxed));
+  int floor = std::min(2, v);
+  if (m == proto::TeamMode::malleable) floor = 1;
+  else if (is_fixed(m)) floor = v;
+  g_floor.store(floor, std::memory_order_relaxed);
+}
+
 void update_mode() {
   const auto m = derive_mode();
   const auto before = g_mode.exchange(static_cast<std::uint32_t>(m), std::memory_order_relaxed);
+  refresh_floor();
   if (g_tool.arena != nullptr) g_tool.arena->job.team_mode.store(static_cast<std::int32_t>(m), std::memory_order_relaxed);
   if (before != static_cast<std::uint32_t>(m) && before != static_cast<std::uint32_t>(proto::TeamMode::unknown) &&
       std::getenv("COSCHED_DEBUG") != nullptr) {
@@ -95,6 +108,7 @@ void ensure_started() {
   if (g_started.load(std::memory_order_acquire)) return;
   if (g_started.exchange(true, std::memory_order_acq_rel)) return;
   if (g_real_get_max_threads != nullptr) g_program_nthreads.store(std::max(1, g_real_get_max_threads()), std::memory_order_relaxed);
+  refresh_floor();
   if (g_real_set_dynamic != nullptr) g_real_set_dynamic(0);
 }
 
@@ -140,13 +154,7 @@ void team_init(const Options& opt, void* lookup_fn) {
   update_mode();
 }
 
-int team_floor() noexcept {
-  const int v = std::max(1, g_program_nthreads.load(std::memory_order_relaxed));
-  const auto m = team_mode();
-  if (m == proto::TeamMode::malleable) return 1;
-  if (is_fixed(m)) return v;
-  return std::min(2, v);
-}
+int team_floor() noexcept { return g_floor.load(std::memory_order_relaxed); }
 
 int team_for_region(int wanted) noexcept {
   if (!g_started.load(std::memory_order_acquire)) ensure_started();  // first region only
@@ -223,6 +231,7 @@ __attribute__((visibility("default"))) void cosched_team_set(int n) {
   ensure_started();
   if (n >= 1 && omp_get_level() == 0) {
     g_program_nthreads.store(n, std::memory_order_relaxed);
+    refresh_floor();
     tl_icv = 0;  // the forwarded call overwrites whatever cosched had set
     g_latched.store(0, std::memory_order_relaxed);
   }

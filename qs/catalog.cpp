@@ -137,7 +137,7 @@ Result<SpeedupModel> to_speedup(const Ctx& ctx, const YAML::Node& n, const std::
 
 Result<App> to_app(const Ctx& ctx, const YAML::Node& n, const std::string& path, std::int64_t executable) {
   if (!n.IsMap()) return ctx.fail(n, path, "expected a map with name, command, ...");
-  if (auto s = check_keys(ctx, n, path, {"name", "command", "class", "speedup", "iteration_s", "team"}); !s) {
+  if (auto s = check_keys(ctx, n, path, {"name", "command", "class", "speedup", "iteration_s", "period", "team"}); !s) {
     return s.error();
   }
   App app;
@@ -176,6 +176,14 @@ Result<App> to_app(const Ctx& ctx, const YAML::Node& n, const std::string& path,
     if (!v) return v.error();
     if (*v <= 0) return ctx.fail(it, path + ".iteration_s", quoted(it) + " is not positive");
     app.iteration_s = *v;
+  }
+  if (const YAML::Node pr = n["period"]) {
+    auto v = to_number_in(ctx, pr, path + ".period", 0, 1e6);
+    if (!v) return v.error();
+    if (*v != static_cast<double>(static_cast<int>(*v))) {
+      return ctx.fail(pr, path + ".period", quoted(pr) + " is not a whole number of regions");
+    }
+    app.period = static_cast<int>(*v);
   }
   if (const YAML::Node t = n["team"]) {
     // Who decides the team sizes of real runs (docs/usage.md): a program known to adapt to any team size

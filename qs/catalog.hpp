@@ -53,6 +53,8 @@ struct App {
   std::string app_class;              // YAML `class`: optional label to group results
   std::optional<SpeedupModel> speedup;
   std::optional<double> iteration_s;  // one outer iteration on one CPU, for the simulator's analyzer model
+  std::optional<int> period;          // outermost parallel regions per iteration, for the simulator's
+                                      // periodicity detector model; 0: not iterative (one long region)
   std::string team;                   // YAML `team`: automatic (""), malleable or fixed: cosched-run's option
   std::int64_t line = 0;              // where the entry starts in the YAML file
 };

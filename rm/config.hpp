@@ -15,6 +15,8 @@ struct Config {
   CpuSet cpus;                  // empty: every CPU this process may use
   std::string socket;
   std::string socket_group;     // allow this group to connect (mode 0660), empty: owner only (0600)
+  bool all_users = false;       // any local user may connect (mode 0666): a node's RM run by root
+  std::string admin_group;      // members may change the policy or parameters and shut the RM down
   int quantum_ms = 100;
   int nice = -10;                 // the RM's niceness when permitted (raise_priority)
   int client_timeout_ms = 10000;  // a peer that leaves a frame half-sent, or says nothing, this long is dropped
@@ -22,11 +24,20 @@ struct Config {
   std::string accounting;       // per-job records (accounting.hpp); empty: next to the socket, "none": off
   std::string enforce = "auto";
   std::string synthetic_topology;  // hwloc synthetic description instead of the real machine
-  int baseline_cpus = 1;        // the SelfAnalyzer's baseline allocation, published to jobs
+  int baseline_cpus = 0;        // the SelfAnalyzer's baseline allocation, published to jobs; 0: auto, a
+                                // quarter of each job's request (baseline_cpus_for)
   std::string baseline = "auto";  // auto: jobs measure a baseline when the policy uses speedups; always; never
   bool foreground = false;
   std::string messages;         // where a daemonized RM writes its log lines
   std::string log_level = "info";
 };
+
+// The baseline a job of `request` CPUs measures. The PDPA paper (§3.1) says only "a small number of
+// processors"; our choice for auto is a quarter of the request, at least 1: a 1-CPU baseline of a 16-CPU
+// job ran 15 of its 16 CPUs idle for its first iterations (bt.A: 1.43x native alone), and the Amdahl
+// normalisation (selfanalyzer/speedup.hpp) still gives the speedup against one CPU.
+inline int baseline_cpus_for(const Config& cfg, int request) {
+  return cfg.baseline_cpus > 0 ? cfg.baseline_cpus : (request / 4 > 1 ? request / 4 : 1);
+}
 
 }  // namespace cosched::rm

@@ -26,6 +26,16 @@ struct CtlRequest {
 // Parses one control request payload (a JSON object {"cmd": ..., ...}).
 Result<CtlRequest> parse_ctl_request(std::string_view payload);
 
+// What a refusal calls the command: "shut the RM down", "switch the policy", "set parameters", ...
+constexpr const char* ctl_command_name(CtlCmd c) noexcept {
+  switch (c) {
+    case CtlCmd::shutdown: return "shut the RM down";
+    case CtlCmd::policy: return "switch the policy";
+    case CtlCmd::set: return "set policy parameters";
+    default: return "use this command";
+  }
+}
+
 // The command list shown when `cmd` is unknown.
 inline constexpr std::string_view kCtlCommands = "status, may_start, policy, set, why, decisions, policies, shutdown";
 

@@ -77,6 +77,9 @@ class Daemon {
   void close_conn(int fd);
   void watch(int fd, std::uint32_t events);
   bool authorised(const Conn& c) const;
+  // Root, the RM's own user, or a member of --admin-group: may change the policy or parameters, or shut
+  // the RM down (docs/architecture.md, "Who may do what").
+  bool is_admin(const Conn& c) const;
 
   // server_limits.cpp: what keeps a hostile or broken peer from starving the RM
   void raise_fd_limit();

@@ -106,6 +106,16 @@ void Daemon::handle_ctl(Conn& c, const wire::Frame& f) {
     COSCHED_THROTTLED(peer_log_, ctl, warn, "pid {}: bad control request: {}", c.pid, req.error().message);
     return reply(error_reply(req.error().message));
   }
+  const bool changes_rm = req->cmd == CtlCmd::shutdown || req->cmd == CtlCmd::policy || req->cmd == CtlCmd::set;
+  if (changes_rm && !is_admin(c)) {
+    COSCHED_THROTTLED(peer_log_, ctl, warn, "refused {} from pid {} uid {}: not root, uid {}{}", ctl_command_name(req->cmd),
+                      c.pid, c.uid, ::geteuid(),
+                      cfg_.admin_group.empty() ? std::string() : " or a member of group " + cfg_.admin_group);
+    return reply(error_reply("permission denied: uid " + std::to_string(c.uid) + " may not " +
+                             ctl_command_name(req->cmd) + " (only root, uid " + std::to_string(::geteuid()) +
+                             (cfg_.admin_group.empty() ? std::string() : " or members of group " + cfg_.admin_group) +
+                             ")"));
+  }
   // The request is typed now; what follows only reads the RM's own state. A library exception there is
   // still one error for this client, never the end of the RM (and of every job's coordination).
   try {

@@ -71,7 +71,7 @@ void Daemon::handle_register(Conn& c, const wire::Frame& f) {
   auto arena = ArenaHost::create(static_cast<std::uint32_t>(j.id));
   if (!arena) return refuse("internal error: " + arena.error().message);
   j.arena = std::move(*arena);
-  j.arena->set_baseline(cfg_.baseline_cpus);
+  j.arena->set_baseline(baseline_cpus_for(cfg_, j.request));
   j.arena->set_baseline_wanted(baseline_wanted());
   j.pidfd = pidfd_open(j.pid);
   if (auto st = enforcer_->attach(j); !st) {

@@ -86,7 +86,14 @@ int main(int argc, char** argv) {
   auto* cpus_opt =
       app.add_option("--cpus", cpus, "CPUs to manage, e.g. 0-3,8 (default: every CPU this process may use)");
   app.add_option("--socket,-s", cfg.socket, "UNIX socket to serve (env COSCHED_SOCKET)")->capture_default_str();
-  app.add_option("--socket-group", cfg.socket_group, "also let members of this group use the RM (socket mode 0660)");
+  auto* group_opt = app.add_option("--socket-group", cfg.socket_group,
+                                   "also let members of this group register jobs and read status (socket mode 0660)");
+  app.add_flag("--all-users", cfg.all_users,
+               "let every local user register their own jobs and read status (socket mode 0666): a node's RM")
+      ->excludes(group_opt);
+  app.add_option("--admin-group", cfg.admin_group,
+                 "members of this group may also change the policy or parameters and shut the RM down "
+                 "(besides root and the RM's own user)");
   app.add_option("--quantum-ms", cfg.quantum_ms, "policy quantum in milliseconds")
       ->check(CLI::Range(1, 60000))
       ->capture_default_str();
@@ -106,9 +113,12 @@ int main(int argc, char** argv) {
   app.add_option("--enforce", cfg.enforce, "CPU enforcement: auto, cgroup, cgroup-v1, cgroup-v2, affinity, none")
       ->check(CLI::IsMember({"auto", "cgroup", "cgroup-v1", "cgroup-v2", "affinity", "none"}))
       ->capture_default_str();
-  app.add_option("--baseline-cpus", cfg.baseline_cpus, "SelfAnalyzer baseline allocation published to jobs")
-      ->check(CLI::Range(1, 1024))
-      ->capture_default_str();
+  app.add_option("--baseline-cpus", cfg.baseline_cpus,
+                 "SelfAnalyzer baseline allocation published to jobs: N CPUs, or auto (a quarter of each job's "
+                 "request, at least 1)")
+      ->transform(CLI::Transformer(std::map<std::string, std::string>{{"auto", "0"}}))
+      ->check(CLI::Range(0, 1024))
+      ->default_str("auto");
   app.add_option("--baseline", cfg.baseline,
                  "when jobs measure a SelfAnalyzer baseline (a few iterations at --baseline-cpus): auto (when the "
                  "policy uses speedups: pdpa, equal_eff), always (speedups in status under any policy), never")

@@ -2,6 +2,7 @@
 // one error line naming the peer, and that connection is dropped; the RM keeps serving everyone else.
 #include <fcntl.h>
 #include <grp.h>
+#include <pwd.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -11,11 +12,36 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <vector>
 
 #include "cosched/log.hpp"
 #include "daemon.hpp"
 
 namespace cosched::rm {
+namespace {
+
+// Whether the user `uid` (primary group `gid`, from SO_PEERCRED) belongs to `name`, counting the
+// supplementary groups of its passwd entry. Read on control requests that need it, never per region.
+bool user_in_group(uid_t uid, gid_t gid, const std::string& name) {
+  group* g = ::getgrnam(name.c_str());
+  if (g == nullptr) return false;
+  if (gid == g->gr_gid) return true;
+  const gid_t wanted = g->gr_gid;
+  passwd* pw = ::getpwuid(uid);
+  if (pw == nullptr) return false;
+  int n = 64;
+  std::vector<gid_t> groups(static_cast<std::size_t>(n));
+  if (::getgrouplist(pw->pw_name, pw->pw_gid, groups.data(), &n) < 0) {
+    groups.resize(static_cast<std::size_t>(n));
+    if (::getgrouplist(pw->pw_name, pw->pw_gid, groups.data(), &n) < 0) return false;
+  }
+  for (int i = 0; i < n; ++i) {
+    if (groups[static_cast<std::size_t>(i)] == wanted) return true;
+  }
+  return false;
+}
+
+}  // namespace
 
 void Daemon::watch(int fd, std::uint32_t events) {
   epoll_event ev{};
@@ -35,7 +61,8 @@ Status Daemon::prepare_socket_dir() const {
   if (::stat(dir.c_str(), &st) != 0) {
     std::error_code ec;
     if (dir.has_parent_path()) std::filesystem::create_directories(dir.parent_path(), ec);
-    const mode_t mode = cfg_.socket_group.empty() ? 0700 : 0710;
+    // --all-users: others may search the directory (to reach the socket) but not list or write it.
+    const mode_t mode = cfg_.all_users ? 0711 : cfg_.socket_group.empty() ? 0700 : 0710;
     if (::mkdir(dir.c_str(), mode) != 0 && errno != EEXIST) {
       return make_error(Errc::io_error, "cannot create " + dir.string() + ": " + std::strerror(errno));
     }
@@ -96,7 +123,10 @@ Status Daemon::open_socket() {
       return make_error(Errc::io_error, "cannot give group " + cfg_.socket_group + " access to " + path);
     }
   } else {
-    ::chmod(path.c_str(), 0600);
+    ::chmod(path.c_str(), cfg_.all_users ? 0666 : 0600);
+  }
+  if (!cfg_.admin_group.empty() && ::getgrnam(cfg_.admin_group.c_str()) == nullptr) {
+    return make_error(Errc::not_found, "unknown group '" + cfg_.admin_group + "' for --admin-group");
   }
   spare_fd_ = ::open("/dev/null", O_RDONLY | O_CLOEXEC);  // see shed_connections()
   // Hundreds of jobs may start at once: a short backlog made their connect() fail with EAGAIN. The kernel
@@ -107,10 +137,16 @@ Status Daemon::open_socket() {
 }
 
 bool Daemon::authorised(const Conn& c) const {
-  if (c.uid == 0 || c.uid == ::geteuid()) return true;
+  if (c.uid == 0 || c.uid == ::geteuid() || cfg_.all_users) return true;
   if (cfg_.socket_group.empty()) return false;
   group* g = ::getgrnam(cfg_.socket_group.c_str());
   return g != nullptr && c.gid == g->gr_gid;
+}
+
+bool Daemon::is_admin(const Conn& c) const {
+  if (c.uid == 0 || c.uid == ::geteuid()) return true;
+  if (cfg_.admin_group.empty()) return false;
+  return user_in_group(c.uid, c.gid, cfg_.admin_group);
 }
 
 void Daemon::on_accept() {
@@ -136,8 +172,8 @@ void Daemon::on_accept() {
     c.progress_at = now();
     if (!authorised(c)) {
       COSCHED_THROTTLED(peer_log_, rm, warn,
-                        "refused connection from pid {} uid {}: only uid {} or root may use this RM", c.pid, c.uid,
-                        ::geteuid());
+                        "refused connection from pid {} uid {}: only uid {}, root{} may use this RM", c.pid, c.uid,
+                        ::geteuid(), cfg_.socket_group.empty() ? std::string() : " or group " + cfg_.socket_group);
       std::string why = "permission denied: uid " + std::to_string(c.uid) + " may not use this resource manager";
       wire::send_frame(fd, proto::MsgType::refused, why.data(), static_cast<std::uint32_t>(why.size()));
       ::close(fd);

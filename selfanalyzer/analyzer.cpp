@@ -111,6 +111,7 @@ void Analyzer::on_lock_changed(int period) noexcept {
 }
 
 void Analyzer::restart_measurement(proto::MeasureRestart why) noexcept {
+  ++progress_version_;
   // Everything measured describes another loop or another behaviour: start over with a baseline. The
   // last published report stays readable; phase() tells the RM it is no longer current.
   if (why != proto::MeasureRestart::none && has_baseline_) {
@@ -190,6 +191,7 @@ void Analyzer::clear_window() noexcept {
 
 void Analyzer::close_iteration(std::uint64_t t_ns, std::uint64_t wait_ns) noexcept {
   if (!iter_open_) return;
+  ++progress_version_;
   iter_open_ = false;
   ++iterations_;
   if (explicit_) explicit_regions_ = iter_regions_;

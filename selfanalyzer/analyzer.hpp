@@ -115,6 +115,10 @@ class Analyzer {
   [[nodiscard]] int period() const noexcept { return explicit_ ? explicit_regions_ : detector_.period(); }
   [[nodiscard]] std::uint64_t regions() const noexcept { return regions_; }
   [[nodiscard]] std::uint64_t iterations() const noexcept { return iterations_; }
+  // Moves whenever iterations(), restarts(), last_restart(), last_cpu_wait() or contaminated() may have
+  // changed, except for iterations joining a batched sample: the runtime publishes those fields into the
+  // arena only when it moved, not on every region. O(1).
+  [[nodiscard]] std::uint64_t progress_version() const noexcept { return progress_version_; }
   [[nodiscard]] bool explicit_iterations() const noexcept { return explicit_; }
   [[nodiscard]] const Config& config() const noexcept { return cfg_; }
   // How often the measurement was thrown away, and why the latest time (docs/selfanalyzer.md, "Comparing
@@ -150,6 +154,7 @@ class Analyzer {
   Phase suspended_ = Phase::none;  // phase to resume if a lost lock comes back on the same loop
   std::uint64_t regions_ = 0;
   std::uint64_t iterations_ = 0;
+  std::uint64_t progress_version_ = 0;
   int last_team_ = 0;  // team of the previous region (0: none yet)
 
   // The iteration in progress.

@@ -7,12 +7,6 @@
 namespace cosched::sa {
 namespace {
 
-// Region id → 32-bit hash (multiplicative, Knuth's golden-ratio constant): nearby code addresses spread
-// over the whole range, so collisions are as rare as for random values.
-std::uint32_t fold(std::uint64_t id) noexcept {
-  return static_cast<std::uint32_t>((id * 0x9e3779b97f4a7c15ULL) >> 32);
-}
-
 // A bijective 64-bit mix (splitmix64 finaliser constants) so that the sum over a period's ids does not
 // collide for related loops.
 std::uint64_t mix(std::uint64_t x) noexcept {
@@ -34,13 +28,15 @@ std::uint64_t next_pow2(std::uint64_t n) {
 
 }  // namespace
 
-PeriodicityDetector::PeriodicityDetector(int max_period, int confirm_repeats, int min_matches)
+PeriodicityDetector::PeriodicityDetector(int max_period, int confirm_repeats, int min_matches, bool steady_state)
     : max_period_(std::clamp(max_period, 1, kMaxPeriodLimit)),
       window_(std::min(kWindow, max_period_)),
       repeats_(std::clamp(confirm_repeats, 1, 16)),
       floor_(std::clamp(min_matches, 1, 4 * kMaxPeriodLimit)),
       history_len_(2 * max_period_),
-      history_(new std::uint32_t[2 * static_cast<std::size_t>(history_len_)]) {
+      history_(new std::uint32_t[2 * static_cast<std::size_t>(history_len_)]),
+      steady_enabled_(steady_state),
+      pattern_(new std::uint32_t[static_cast<std::size_t>(max_period_)]) {
   const std::uint64_t slots = next_pow2(4 * static_cast<std::uint64_t>(max_period_));
   table_hash_.reset(new std::uint64_t[slots]);
   table_pos_.reset(new std::uint64_t[slots]);
@@ -66,6 +62,9 @@ void PeriodicityDetector::reset() noexcept {
   locked_ = 0;
   since_anchor_ = 0;
   signature_ = 0;
+  steady_ = false;
+  steady_phase_ = 0;
+  steady_events_ = 0;
 }
 
 // The run of `lag` ending at the current event `id` (not yet stored): consecutive matches counted back
@@ -91,6 +90,7 @@ void PeriodicityDetector::propose(std::uint32_t id) noexcept {
   table_pos_[slot] = t_;
   if (!same) return;
   const int lag = static_cast<int>(t_ - then);
+  if (lag == locked_) return;  // the locked lag is always followed (the common case in a steady loop)
   for (int k = 0; k < tracked_; ++k) {
     if (lags_[k] == lag) return;  // already followed
   }
@@ -109,7 +109,7 @@ void PeriodicityDetector::propose(std::uint32_t id) noexcept {
   runs_[free_slot] = run - 1;  // push() counts the current event's match next
 }
 
-PeriodicityDetector::Step PeriodicityDetector::push(std::uint64_t region_id) noexcept {
+PeriodicityDetector::Step PeriodicityDetector::push_full(std::uint64_t region_id) noexcept {
   const std::uint32_t id = fold(region_id);
   const std::uint32_t* past = history_.get() + head_ + 1;  // past[k-1] = x[t-k]
 
@@ -121,10 +121,12 @@ PeriodicityDetector::Step PeriodicityDetector::push(std::uint64_t region_id) noe
 
   int best_lag = 0;
   std::int32_t best_coverage = 0;
+  std::int32_t best_run = 0;
   for (int k = 0; k < tracked_; ++k) {
     const int lag = lags_[k];
     const std::int32_t r = lag <= seen_ && past[lag - 1] == id ? std::min(runs_[k] + 1, coverage_cap_ - lag) : 0;
     runs_[k] = r;
+    if (lag == locked_) best_run = r;
     if (r >= needed(lag) && (r + lag > best_coverage || (r + lag == best_coverage && lag < best_lag))) {
       best_coverage = r + lag;
       best_lag = lag;
@@ -153,10 +155,55 @@ PeriodicityDetector::Step PeriodicityDetector::push(std::uint64_t region_id) noe
     }
   } else if (locked_ != 0) {
     since_anchor_ = since_anchor_ + 1 == locked_ ? 0 : since_anchor_ + 1;
+    // Saturated: nothing can overtake the lock while it keeps matching (see the header).
+    if (steady_enabled_ && best_run + locked_ >= coverage_cap_) enter_steady();
   }
   step.period = locked_;
   step.boundary = locked_ != 0 && since_anchor_ == 0;
   return step;
+}
+
+void PeriodicityDetector::enter_steady() noexcept {
+  // The next event is expected to equal x[t-L], then x[t-L+1], ...: one period, oldest first.
+  const std::uint32_t* past = history_.get() + head_ + 1;  // past[k-1] = x[t-k]
+  for (int r = 0; r < locked_; ++r) pattern_[r] = past[locked_ - 1 - r];
+  steady_ = true;
+  steady_phase_ = 0;
+  steady_events_ = 0;
+}
+
+void PeriodicityDetector::leave_steady() noexcept {
+  steady_ = false;
+  // The skipped events repeated the pattern: store the most recent history_len_ of them, oldest first,
+  // as push_full would have.
+  const std::uint64_t skipped = steady_events_;
+  const std::uint64_t stored = std::min<std::uint64_t>(skipped, static_cast<std::uint64_t>(history_len_));
+  const std::uint64_t first = skipped - stored;
+  head_ = static_cast<int>((static_cast<std::uint64_t>(head_) + static_cast<std::uint64_t>(history_len_) -
+                            first % static_cast<std::uint64_t>(history_len_)) %
+                           static_cast<std::uint64_t>(history_len_));
+  for (std::uint64_t i = first; i < skipped; ++i) {
+    const std::uint32_t id = pattern_[i % static_cast<std::uint64_t>(locked_)];
+    history_[head_] = id;
+    history_[head_ + history_len_] = id;
+    head_ = head_ == 0 ? history_len_ - 1 : head_ - 1;
+  }
+  seen_ = static_cast<int>(std::min<std::uint64_t>(static_cast<std::uint64_t>(seen_) + skipped,
+                                                   static_cast<std::uint64_t>(history_len_)));
+  t_ += skipped;
+  // The window hash of the last window_ events (newest with power 0), as the rolling update keeps it.
+  const std::uint32_t* past = history_.get() + head_ + 1;
+  window_hash_ = 0;
+  for (int k = std::min(window_, seen_) - 1; k >= 0; --k) window_hash_ = window_hash_ * kBase + past[k];
+  // Each tracked lag's run over the events stored so far, counted back as run_back does.
+  for (int k = 0; k < tracked_; ++k) {
+    const int lag = lags_[k];
+    std::int32_t run = 0;
+    const std::int32_t cap = coverage_cap_ - lag;
+    while (run < cap && run + lag < seen_ && past[run] == past[run + lag]) ++run;
+    runs_[k] = run;
+  }
+  steady_events_ = 0;
 }
 
 void PeriodicityDetector::lock(int period, std::int32_t run) noexcept {

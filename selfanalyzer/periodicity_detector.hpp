@@ -31,11 +31,21 @@
 // run makes room for a new one. Lags proposed by repeated inner windows are tracked too and lose to the
 // outer period on coverage, as above.
 //
+// Steady state. Once the locked lag's coverage is saturated, no other lag can overtake it while it keeps
+// matching (a lag only wins on larger coverage, and coverage never exceeds the cap), so each event is only
+// checked against the locked period: one compare, no history store, no proposals, no per-lag update. The
+// first event that does not repeat the period rebuilds what was skipped (the history is the period
+// repeated; the window hash; each tracked lag's run, counted back) in O(kTracked · max_period), once per
+// steady phase, and is then handled as usual. Two things differ from never entering the steady state:
+// windows seen during it propose no lag after it (a lag they would propose is proposed one period later),
+// and a loop that turns into a proper divisor of itself (A B A C → A B A B keeps repeating at the old
+// lag) keeps its old period, whose iterations are then whole multiples of the new loop's.
+//
 // Region ids are folded to 32-bit hashes first: two distinct code addresses of one process collide with
 // probability ~2^-32 per pair. A proposal is checked against the w events themselves, so a hash collision
 // never creates a lag.
-// Cost: O(kTracked + w) per event, whatever max_period (docs/performance.md); no allocation after
-// construction.
+// Cost: O(1) per event in the steady state, else O(kTracked + w), whatever max_period
+// (docs/performance.md); no allocation after construction.
 #pragma once
 
 #include <algorithm>
@@ -55,11 +65,24 @@ class PeriodicityDetector {
   };
 
   // Arguments are taken as given; Config sanitisation (config.hpp) bounds them. Allocates its arrays.
-  PeriodicityDetector(int max_period, int confirm_repeats, int min_matches);
+  // `steady_state` false: never take the steady-state shortcut (tests compare the two).
+  PeriodicityDetector(int max_period, int confirm_repeats, int min_matches, bool steady_state = true);
 
   // Caller: the Analyzer, once per outermost region. Cost: O(kTracked + w), and O(max_period) when a new lag
   // is proposed; no allocation.
-  Step push(std::uint64_t region_id) noexcept;
+  Step push(std::uint64_t region_id) noexcept {
+    if (steady_) {
+      const std::uint32_t id = fold(region_id);
+      if (id == pattern_[steady_phase_]) {
+        steady_phase_ = steady_phase_ + 1 == locked_ ? 0 : steady_phase_ + 1;
+        ++steady_events_;
+        since_anchor_ = since_anchor_ + 1 == locked_ ? 0 : since_anchor_ + 1;
+        return Step{locked_, since_anchor_ == 0, false};
+      }
+      leave_steady();
+    }
+    return push_full(region_id);
+  }
 
   // Forget everything (the explicit iteration API took over, or a test restarts). O(max_period).
   void reset() noexcept;
@@ -75,6 +98,14 @@ class PeriodicityDetector {
   static constexpr int kTracked = 16;  // candidate lags followed at once (our choice: inner loops + the outer)
   static constexpr int kWindow = 8;    // events per window hash (our choice: short enough to recur early)
 
+  // Region id → 32-bit hash (multiplicative, Knuth's golden-ratio constant): nearby code addresses spread
+  // over the whole range, so collisions are as rare as for random values.
+  static std::uint32_t fold(std::uint64_t id) noexcept {
+    return static_cast<std::uint32_t>((id * 0x9e3779b97f4a7c15ULL) >> 32);
+  }
+  Step push_full(std::uint64_t region_id) noexcept;
+  void enter_steady() noexcept;
+  void leave_steady() noexcept;
   void lock(int period, std::int32_t run) noexcept;
   void propose(std::uint32_t id) noexcept;
   [[nodiscard]] std::int32_t run_back(int lag, std::uint32_t id) const noexcept;
@@ -105,6 +136,13 @@ class PeriodicityDetector {
   int coverage_cap_ = 0;         // largest coverage counted (see the header)
   int locked_ = 0;               // current period, 0 = none
   int since_anchor_ = 0;         // events since the last boundary, modulo locked_
+  // Steady state (see the header): pattern_[0..locked_) is one period, pattern_[steady_phase_] the event
+  // expected next; steady_events_ events matched it since entering, none of them stored in history_.
+  bool steady_enabled_;
+  bool steady_ = false;
+  std::unique_ptr<std::uint32_t[]> pattern_;
+  int steady_phase_ = 0;
+  std::uint64_t steady_events_ = 0;
   std::uint64_t signature_ = 0;
 };
 

@@ -26,6 +26,9 @@ struct AppModel {
   catalog::SpeedupModel speedup;
   double iteration_s = 1.0;  // one outer iteration on one CPU: the SelfAnalyzer model's unit of measurement
   std::string source;        // where the curve came from, for messages: "pdpa-models.yaml:12", "default"
+  // Outermost parallel regions per iteration, as libcosched's periodicity detector sees them: -1 unknown
+  // (the explicit iteration API, or --sa-detect-iterations alone), 0 not iterative (one long region).
+  int period = -1;
 };
 
 // The model used for executables nobody describes (--default-speedup, --default-iteration-s).

@@ -62,13 +62,21 @@ ParsedOptions parse_options(int argc, char** argv) {
   app.add_option("--report-every", o.report_every_s,
                  "steady jobs re-measure this often, seconds (default: 0 without noise, one quantum with noise)")
       ->check(CLI::NonNegativeNumber);
-  app.add_option("--sa-baseline-cpus", sa.baseline_cpus, "SelfAnalyzer baseline team size")
-      ->check(CLI::Range(1, 1024))->capture_default_str();
+  sa.baseline_cpus = 0;  // auto, as cosched-rm's --baseline-cpus
+  app.add_option("--sa-baseline-cpus", sa.baseline_cpus,
+                 "SelfAnalyzer baseline team size: N, or auto (a quarter of each job's request, at least 1; "
+                 "cosched-rm's --baseline-cpus)")
+      ->transform(CLI::Transformer(std::map<std::string, std::string>{{"auto", "0"}}))
+      ->check(CLI::Range(0, 1024))
+      ->default_str("auto");
   app.add_option("--sa-baseline-iterations", sa.baseline_iterations, "SelfAnalyzer baseline iterations")
       ->check(CLI::Range(1, 32))->capture_default_str();
   app.add_option("--sa-window", sa.window, "SelfAnalyzer median window")->check(CLI::Range(1, 32))->capture_default_str();
   app.add_option("--sa-min-samples", sa.min_report_samples, "SelfAnalyzer clean iterations before a report")
       ->check(CLI::Range(1, 32))->capture_default_str();
+  app.add_option("--sa-max-period", sa.max_period,
+                 "longest loop (outermost regions per iteration) the detector finds, as COSCHED_MAX_PERIOD")
+      ->check(CLI::Range(1, 8192))->capture_default_str();
   app.add_option("--sa-detect-iterations", o.sim.analyzer.detect_iterations,
                  "iterations run natively before measurement starts (periodicity detection; 0 = explicit API)")
       ->check(CLI::Range(0, 1 << 20))->capture_default_str();
@@ -147,6 +155,7 @@ nlohmann::json describe(const Options& o) {
           {"sa_window", sa.window},
           {"sa_min_report_samples", sa.min_report_samples},
           {"sa_detect_iterations", s.analyzer.detect_iterations},
+          {"sa_max_period", sa.max_period},
           {"placement", s.place_cpus},
           {"seed", s.seed},
           {"catalog", o.catalog},

@@ -6,16 +6,45 @@
 #include <cmath>
 
 namespace cosched::sim {
+namespace {
+
+// What libcosched's periodicity detector makes of the job's loop (docs/selfanalyzer.md, "Periodicity"):
+// a program that is one long region has no loop to find, and a loop longer than max_period is never
+// locked, so neither is ever measured; it runs at its allocation like a job without the analyzer.
+bool measurable(const AppModel& app, const AnalyzerSettings& analyzer) {
+  return analyzer.enabled && app.period != 0 && app.period <= sa::sanitize(analyzer.config).max_period;
+}
+
+// Iterations run natively before measurement starts. A lag m is confirmed once it matched
+// max(confirm_repeats·m, min_matches) events after its first period (the detector's rule 1), and the
+// Analyzer opens its first iteration at the next boundary; --sa-detect-iterations is a lower bound.
+int detection_iterations(const AppModel& app, const AnalyzerSettings& analyzer) {
+  const int given = std::max(analyzer.detect_iterations, 0);
+  if (app.period <= 0) return given;
+  const sa::Config c = sa::sanitize(analyzer.config);
+  const int matches = std::max(c.confirm_repeats * app.period, c.min_matches);
+  const int periods = 1 + (matches + app.period - 1) / app.period;
+  return std::max(given, periods);
+}
+
+// The job's own settings: --sa-baseline-cpus auto (0) is resolved per job as the daemon does it
+// (rm/config.hpp, baseline_cpus_for: a quarter of the request, at least 1).
+AnalyzerSettings for_job(AnalyzerSettings settings, int request) {
+  if (settings.config.baseline_cpus <= 0) settings.config.baseline_cpus = std::max(1, request / 4);
+  return settings;
+}
+
+}  // namespace
 
 RunningJob::RunningJob(const JobSpec& spec, const AnalyzerSettings& analyzer, const JobTiming& timing,
                        std::uint64_t seed)
     : spec_(&spec),
       timing_(timing),
-      analyzer_enabled_(analyzer.enabled),
-      analyzer_(analyzer, seed),
+      analyzer_enabled_(measurable(*spec.app, analyzer)),
+      analyzer_(for_job(analyzer, spec.request), seed),
       progress_(spec.work, spec.app->speedup),
       iteration_work_(spec.app->iteration_s > 0 ? spec.app->iteration_s : std::max(spec.work, 1e-9)),
-      detect_left_(analyzer.enabled ? std::max(analyzer.detect_iterations, 0) : 0) {
+      detect_left_(analyzer_enabled_ ? detection_iterations(*spec.app, analyzer) : 0) {
   // Enough for a warm-up iteration, a full window and the first report at a team, with room to spare. With
   // noise every sample differs, and a later one may give the fit it needs: keep observing then.
   const sa::Config c = sa::sanitize(analyzer.config);

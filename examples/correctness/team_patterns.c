@@ -15,6 +15,9 @@
  *                  only when omp_get_num_threads() > 1
  *   steps          time steps of 490 regions in inner loops of periods 1 to 26, plus 2 regions taken only
  *                  when the team read in serial code is above 1 (a hydrodynamics proxy's structure)
+ *   nested         two active levels: each outer thread sizes slots by omp_get_max_threads() read inside the
+ *                  outer region, an inner region fills them by thread number, and the outer thread reduces
+ *                  them; the inner team must equal that read and be at level 2
  *   property       random reads of omp_get_max_threads() between tiny regions; every region checks, from
  *                  inside, the guarantees: team <= the program's value, team == the value read when one was
  *                  read since the previous region, team >= 2 unless --allow-one (a malleable job)
@@ -313,6 +316,51 @@ static void pattern_steps(int it) {
 static int g_program_value = 0;
 static unsigned g_rng = 12345u;
 
+static void pattern_nested(int it) {
+  double ref = 0;
+  for (int i = 0; i < N; ++i) ref += work(i, it);
+  int outer_team = 0;
+  double total = 0;
+#pragma omp parallel reduction(+ : total)
+  {
+    int otid = omp_get_thread_num(), ont = omp_get_num_threads(), lo, hi;
+    if (otid == 0) outer_team = ont;
+    chunk(otid, ont, &lo, &hi);
+    int n = omp_get_max_threads(); /* the inner team, as the program reads it */
+    double *part = malloc(sizeof(double) * (size_t)n);
+    for (int t = 0; t < n; ++t) part[t] = NAN; /* a slot nobody fills poisons the result */
+    int inner_team = 0, level = 0;
+#pragma omp parallel
+    {
+      int tid = omp_get_thread_num(), nt = omp_get_num_threads();
+      if (tid == 0) {
+        inner_team = nt;
+        level = omp_get_active_level();
+      }
+      if (tid < n) {
+        int a = lo + (int)((long)(hi - lo) * tid / nt), b = lo + (int)((long)(hi - lo) * (tid + 1) / nt);
+        double s = 0;
+        for (int i = a; i < b; ++i) s += work(i, it);
+        part[tid] = s;
+      }
+    }
+    double s = 0;
+    for (int t = 0; t < n; ++t) s += part[t];
+    total += s;
+    free(part);
+#pragma omp critical
+    {
+      if (inner_team != n) fail("nested: inner team %ld after a read of %ld inside the outer region", inner_team, n);
+      if (n > 1 && level != 2) fail("nested: inner region at active level %ld (team %ld)", level, inner_team);
+    }
+  }
+  ++g_regions;
+  if (outer_team > g_program_value) fail("nested: outer team %ld above the program's value %ld", outer_team, g_program_value);
+  if (!(fabs(total - ref) < 1e-6 * ref)) fail("nested: wrong sum (outer team %ld, iteration %ld)", outer_team, it);
+  report(it, outer_team);
+}
+
+
 static void pattern_property(int it) {
   g_rng = g_rng * 1103515245u + 12345u;
   int read = (g_rng >> 16) % 3 == 0 ? omp_get_max_threads() : 0;
@@ -344,7 +392,8 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--allow-one")) g_allow_one = 1;
     else if (!strcmp(argv[i], "--quiet")) g_quiet = 1;
     else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-      printf("usage: team_patterns --pattern slots|startup|threadprivate|setnum|roles|branch|steps|property\n"
+      printf("usage: team_patterns --pattern slots|startup|threadprivate|setnum|roles|branch|steps|nested|\n"
+             "                              property\n"
              "                     [--iterations N] [--threads N (setnum)] [--allow-one (property)] [--quiet]\n");
       return 0;
     } else {
@@ -363,11 +412,13 @@ int main(int argc, char **argv) {
   else if (!strcmp(pattern, "branch")) fn = pattern_branch;
   else if (!strcmp(pattern, "property")) fn = pattern_property;
   else if (!strcmp(pattern, "steps")) fn = pattern_steps;
+  else if (!strcmp(pattern, "nested")) fn = pattern_nested;
   if (fn == NULL || iterations < 1 || g_threads < 1) {
     fprintf(stderr, "team_patterns: bad --pattern, --iterations or --threads (see --help)\n");
     return 2;
   }
   for (int i = 0; i < N; ++i) g_data[i] = 0.001 * i;
+  if (fn == pattern_nested) omp_set_max_active_levels(2);
   if (fn != pattern_startup) g_program_value = omp_get_max_threads();
   for (int it = 0; it < iterations; ++it) fn(it);
   if (g_failures > 0) {

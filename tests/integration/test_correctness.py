@@ -14,7 +14,7 @@ import unittest
 
 from harness import RmTestCase, program, wait_for
 
-PATTERNS = ["slots", "startup", "setnum", "roles", "branch"]
+PATTERNS = ["slots", "startup", "setnum", "roles", "branch", "nested"]
 EXTRA = {"setnum": ["--threads", "3"]}  # neither the grant (1 or 2) nor the program's value (4)
 COMPILERS = ["clang", "gcc"]
 NEIGHBOUR = ["--iterations", "100000", "--work-ms", "20", "--quiet"]

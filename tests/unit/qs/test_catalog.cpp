@@ -40,6 +40,7 @@ TEST(Catalog, EntriesWithEveryKey) {
       "    class: superlinear\n"
       "    speedup: {model: amdahl, serial_fraction: 0.0}\n"
       "    iteration_s: 0.05\n"
+      "    period: 490\n"
       "    team: malleable\n"
       "  7:\n"
       "    name: sim-only\n"
@@ -54,6 +55,7 @@ TEST(Catalog, EntriesWithEveryKey) {
   ASSERT_TRUE(swim.speedup.has_value());
   EXPECT_EQ(swim.speedup->kind, cat::SpeedupModel::Kind::amdahl);
   EXPECT_EQ(swim.iteration_s, 0.05);
+  EXPECT_EQ(swim.period, 490);
   EXPECT_EQ(swim.team, "malleable");
   EXPECT_EQ(c.apps.at(7).team, "");  // automatic
   EXPECT_TRUE(c.apps.at(7).command.empty());
@@ -77,7 +79,7 @@ TEST(Catalog, FindFallsBackToDefault) {
 
 TEST(Catalog, ErrorsNameLineAndKey) {
   EXPECT_EQ(parse_error("apps:\n  1:\n    name: a\n    comand: x\n"),
-            "cat.yaml:4: apps.1: unknown key 'comand' (expected name, command, class, speedup, iteration_s, team)");
+            "cat.yaml:4: apps.1: unknown key 'comand' (expected name, command, class, speedup, iteration_s, period, team)");
   EXPECT_EQ(parse_error("apps:\n  1:\n    command: x\n"), "cat.yaml:3: apps.1: needs a name");
   EXPECT_EQ(parse_error("apps:\n  1:\n    name: a\n"),
             "cat.yaml:3: apps.1: needs a command (real runs) or a speedup model (simulation)");
@@ -95,6 +97,10 @@ TEST(Catalog, ErrorsNameLineAndKey) {
             "cat.yaml:4: apps.1.speedup.points[1].cpus: '1' does not increase over the previous point");
   EXPECT_EQ(parse_error("apps:\n  1:\n    name: a\n    command: b\n    iteration_s: fast\n"),
             "cat.yaml:5: apps.1.iteration_s: 'fast' is not a number");
+  EXPECT_EQ(parse_error("apps:\n  1:\n    name: a\n    command: b\n    period: 2.5\n"),
+            "cat.yaml:5: apps.1.period: '2.5' is not a whole number of regions");
+  EXPECT_EQ(parse_error("apps:\n  1:\n    name: a\n    command: b\n    period: -1\n"),
+            "cat.yaml:5: apps.1.period: '-1' is not in [0, 1e+06]");
   EXPECT_EQ(parse_error("apps:\n  1:\n    name: a\n    command: b\n    team: elastic\n"),
             "cat.yaml:5: apps.1.team: 'elastic' is not one of automatic, malleable, fixed");
   EXPECT_EQ(parse_error("apps:\n  1:\n    name: a\n    command: \"b 'c\"\n"),

@@ -3,6 +3,7 @@
 // nesting, non-periodic streams, anchors and signatures.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <vector>
@@ -236,6 +237,58 @@ TEST(PeriodicityDetector, ResetForgetsEverything) {
   EXPECT_EQ(dpd.signature(), 0U);
   const Trace trace = feed(dpd, repeat(loop_body(2), 2));  // too short to confirm anything
   EXPECT_EQ(trace.first_lock_at, -1);
+}
+
+// The steady-state shortcut (header, "Steady state") must not change what the detector says: the same
+// streams through a detector that never takes it give the same period, boundaries and lock changes at
+// every event, and the same signature. Streams: long steady loops broken by an odd region, by a shifted
+// phase, by another loop, by noise, with inner loops, at several max_period settings.
+TEST(PeriodicityDetector, SteadyStateShortcutChangesNothing) {
+  std::mt19937 rng(7);
+  for (int max_period : {8, 64, 1024}) {
+    for (int round = 0; round < 12; ++round) {
+      Ids stream;
+      for (int phase = 0; phase < 6; ++phase) {
+        const int len = 1 + static_cast<int>(rng() % static_cast<unsigned>(std::min(max_period, 300)));
+        Ids body = loop_body(len, 0x401000 + 0x100000 * static_cast<std::uint64_t>(rng() % 3));
+        if (len > 6 && rng() % 2 == 0) {  // an inner loop: B C repeated inside the body
+          const Ids inner = loop_body(2, 0x900000);
+          body.insert(body.begin() + 2, inner.begin(), inner.end());
+          body.insert(body.begin() + 2, inner.begin(), inner.end());
+        }
+        const int times = 2 + static_cast<int>(rng() % 40) + 2 * max_period / static_cast<int>(body.size());
+        stream = concat(stream, repeat(body, times));
+        switch (rng() % 4) {
+          case 0: stream.push_back(0x9999); break;                                  // one odd region
+          case 1: stream = concat(stream, random_ids(1 + rng() % 50, rng())); break;  // noise
+          case 2: stream = concat(stream, Ids(body.begin(), body.begin() + static_cast<long>(body.size() / 2))); break;
+          default: break;                                                              // straight into the next
+        }
+      }
+      PeriodicityDetector fast(max_period, 2, 6, true);
+      PeriodicityDetector reference(max_period, 2, 6, false);
+      for (std::size_t i = 0; i < stream.size(); ++i) {
+        const auto a = fast.push(stream[i]);
+        const auto b = reference.push(stream[i]);
+        ASSERT_EQ(a.period, b.period) << "max_period " << max_period << " round " << round << " event " << i;
+        ASSERT_EQ(a.boundary, b.boundary) << "max_period " << max_period << " round " << round << " event " << i;
+        ASSERT_EQ(a.lock_changed, b.lock_changed) << "max_period " << max_period << " round " << round << " event " << i;
+        ASSERT_EQ(fast.signature(), reference.signature()) << "event " << i;
+      }
+    }
+  }
+}
+
+// A loop that runs long enough to reach the steady state, then a different loop: found as before.
+TEST(PeriodicityDetector, LeavesTheSteadyStateForANewLoop) {
+  auto dpd = make_dpd(64);
+  const Trace first = feed(dpd, repeat(loop_body(7), 200));  // 1400 events: far past saturation
+  ASSERT_EQ(dpd.period(), 7);
+  int boundaries = 0;
+  for (std::size_t i = 700; i < first.steps.size(); ++i) boundaries += first.steps[i].boundary ? 1 : 0;
+  EXPECT_EQ(boundaries, 100);  // one per iteration in the steady state too
+  feed(dpd, repeat(loop_body(5, 0x700000), 60));
+  EXPECT_EQ(dpd.period(), 5);
 }
 
 }  // namespace

@@ -193,3 +193,68 @@ TEST(RunningJob, ObservationResumesWhenTheAllocationChanges) {
   EXPECT_EQ(p.cpus, 2);
   EXPECT_NEAR(p.speedup, 2.0, 0.05);  // linear: the fit from the 4-CPU and 2-CPU points
 }
+
+// The catalog's `period`: what libcosched's periodicity detector makes of the job's loop.
+TEST(RunningJob, ANonIterativeJobIsNeverMeasured) {
+  Fixture f(40, 4);
+  f.app.period = 0;  // one long parallel region (EP)
+  RunningJob job(f.spec, f.analyzer, f.timing, 1);
+  job.start(0, 4);
+  EXPECT_FALSE(job.has_analyzer());
+  EXPECT_EQ(job.team(), 4);  // no baseline: it runs at its allocation
+  int reports = 0;
+  EXPECT_DOUBLE_EQ(run_alone(job, &reports), 10.0);
+  EXPECT_EQ(reports, 0);
+}
+
+TEST(RunningJob, ALoopLongerThanMaxPeriodIsNeverMeasured) {
+  Fixture f(40, 4);
+  f.analyzer.config.max_period = 1024;
+  f.app.period = 1500;
+  RunningJob job(f.spec, f.analyzer, f.timing, 1);
+  job.start(0, 4);
+  EXPECT_FALSE(job.has_analyzer());
+  int reports = 0;
+  EXPECT_DOUBLE_EQ(run_alone(job, &reports), 10.0);
+  EXPECT_EQ(reports, 0);
+}
+
+TEST(RunningJob, ALongLoopIsDetectedAfterThreePeriods) {
+  // 490 regions per iteration (a hydrodynamics proxy's time step), confirm_repeats 2, min_matches 6: the lag
+  // is confirmed 2·490 events after its first period, so the detector locks at the end of iteration 3 and
+  // the Analyzer starts there: 3 iterations at 4 CPUs (0.75 s), then the baseline at 1 CPU.
+  Fixture f(40, 4);
+  f.analyzer.config.max_period = 1024;
+  f.app.period = 490;
+  RunningJob job(f.spec, f.analyzer, f.timing, 1);
+  job.start(0, 4);
+  EXPECT_TRUE(job.has_analyzer());
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(job.team(), 4) << "iteration " << i;
+    job.on_boundary(job.next_event().t);
+  }
+  EXPECT_DOUBLE_EQ(job.next_event().t, 1.75);  // the first baseline iteration: 1 s at 1 CPU from t = 0.75
+  EXPECT_EQ(job.team(), 1);
+}
+
+TEST(RunningJob, APeriodOfOneNeedsMinMatchesEvents) {
+  // Period 1: confirmed after max(2·1, 6) = 6 matches, i.e. at the 7th region: 7 iterations natively.
+  Fixture f(40, 4);
+  f.app.period = 1;
+  RunningJob job(f.spec, f.analyzer, f.timing, 1);
+  job.start(0, 4);
+  for (int i = 0; i < 7; ++i) {
+    EXPECT_EQ(job.team(), 4) << "iteration " << i;
+    job.on_boundary(job.next_event().t);
+  }
+  EXPECT_EQ(job.team(), 1);
+}
+
+// --sa-baseline-cpus auto (0): a quarter of the job's request, as cosched-rm's --baseline-cpus.
+TEST(RunningJob, AutoBaselineIsAQuarterOfTheRequest) {
+  Fixture f(160, 16);
+  f.analyzer.config.baseline_cpus = 0;
+  RunningJob job(f.spec, f.analyzer, f.timing, 1);
+  job.start(0, 16);
+  EXPECT_EQ(job.team(), 4);
+}
