@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <pwd.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -39,9 +40,10 @@ AccountingLog::~AccountingLog() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-Status AccountingLog::open(const std::string& path) {
+Status AccountingLog::open(const std::string& path, bool readable_by_all) {
   fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0640);
   if (fd_ < 0) return make_error(Errc::io_error, "cannot open the accounting file " + path + ": " + std::strerror(errno));
+  (void)::fchmod(fd_, readable_by_all ? 0644 : 0640);  // best effort: an existing file may be someone else's
   // Only the tail: ids grow, so the newest records hold the largest; the file itself may be large.
   constexpr off_t kTail = 64 * 1024;
   const off_t size = ::lseek(fd_, 0, SEEK_END);

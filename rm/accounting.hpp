@@ -34,7 +34,9 @@ class AccountingLog {
   AccountingLog(const AccountingLog&) = delete;
   AccountingLog& operator=(const AccountingLog&) = delete;
 
-  Status open(const std::string& path);  // appends; creates the file 0640
+  // Appends; creates the file. `readable_by_all`: mode 0644 instead of 0640, for an RM whose status every
+  // local user may read (--all-users), so that they may read their history too.
+  Status open(const std::string& path, bool readable_by_all = false);
   // The largest job id among the last records of the file (0 when none): an RM restarted on the same file
   // numbers its jobs after it, so an id names one job in the history.
   [[nodiscard]] long last_id() const { return last_id_; }

@@ -57,7 +57,7 @@ Status Daemon::start() {
   }
   if (cfg_.accounting != "none") {
     const std::string path = cfg_.accounting.empty() ? AccountingLog::default_path(cfg_.socket) : cfg_.accounting;
-    if (auto st = accounting_.open(path); !st) return st;
+    if (auto st = accounting_.open(path, cfg_.all_users); !st) return st;
     next_id_ = std::max<policy::JobId>(next_id_, accounting_.last_id() + 1);
   }
 
