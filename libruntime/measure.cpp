@@ -34,6 +34,11 @@ std::uint32_t g_seen_baseline = 0;
 std::uint32_t g_seen_flags = ~0U;
 std::uint32_t g_seen_base_raw = ~0U;
 int g_seen_floor = -1;
+std::uint64_t g_seen_generation = 0;
+// Analyzer::iterations() when an iteration was last discarded for a CPU-set change.
+constexpr std::uint64_t kNever = ~std::uint64_t{0};
+std::uint64_t g_discard_at_iterations = kNever;
+int g_granted_before = 0;  // the grant of the previous region: the CPU set a change moved the team from
 int g_default_baseline = 1;  // COSCHED_BASELINE
 bool g_seen_no_baseline = false;
 
@@ -44,20 +49,34 @@ inline std::uint64_t now_ns() noexcept {
 }
 
 // What the RM changed since the last region: an iteration during which the RM stopped the job is not a
-// clean sample, and a new baseline allocation takes effect at once. A new CPU set at the same team size is
-// *not* a reason to drop the iteration: with jobs arriving every few seconds, a long iteration (a 1-CPU
-// baseline iteration of a big code) would then never complete (found with cosched-sim on PDPA's w1); the
-// change detector already ignores a single perturbed sample. A new team size is seen by the Analyzer itself.
+// clean sample, and a new baseline allocation takes effect at once. A new team size is seen by the Analyzer
+// itself. An iteration during which the CPU set of a team that fills it changed (threads migrated, caches
+// went cold, a neighbour just started) is discarded too; a team smaller than its CPU set (a 1-CPU baseline
+// on 16 CPUs) is not disturbed by the set changing around it. Never two in a row: with jobs arriving
+// every few seconds, a long iteration (a 1-CPU baseline iteration of a big code) would otherwise never
+// complete (found with cosched-sim on PDPA's w1), so the iteration after a discarded one is kept whatever
+// happens to the CPU set, and the change detector ignores a single perturbed sample.
 inline void follow_rm() noexcept {
   const auto& rm = g_arena->rm;
   const std::uint32_t stops = rm.stops.load(std::memory_order_relaxed);
   const std::uint32_t flags = rm.flags.load(std::memory_order_relaxed);
   const std::uint32_t base_raw = rm.baseline_cpus.load(std::memory_order_relaxed);
+  const std::uint64_t generation = rm.generation.load(std::memory_order_relaxed);
   const int floor = team_floor();
   // Nothing changed (every region but a handful): one branch.
   if (((stops ^ g_seen_stops) | (flags ^ g_seen_flags) | (base_raw ^ g_seen_base_raw) |
-       static_cast<std::uint32_t>(floor ^ g_seen_floor)) == 0) {
+       static_cast<std::uint32_t>(floor ^ g_seen_floor) | (generation ^ g_seen_generation)) == 0) {
     return;
+  }
+  if (generation != g_seen_generation) {
+    g_seen_generation = generation;
+    // Discard unless the iteration in progress follows the one discarded last time (see above).
+    const std::uint64_t done = g_analyzer->iterations();
+    const bool fills = g_analyzer->last_team() >= g_granted_before;
+    if (fills && (g_discard_at_iterations == kNever || done > g_discard_at_iterations + 1)) {
+      g_analyzer->discard_iteration();
+      g_discard_at_iterations = done;
+    }
   }
   if (stops != g_seen_stops) {
     g_seen_stops = stops;
@@ -128,6 +147,7 @@ void measure_init(const Options& opt, proto::Arena* arena) {
   g_analyzer->set_wait_source(&cpu_wait_ns);
   g_arena = arena;
   g_seen_stops = arena->rm.stops.load(std::memory_order_relaxed);
+  g_seen_generation = arena->rm.generation.load(std::memory_order_relaxed);
   tl_measuring_thread = true;
   follow_rm();
   publish();
@@ -146,6 +166,7 @@ int measure_wanted(int granted) noexcept {
 void measure_region(std::uintptr_t region_id, int team, int granted) noexcept {
   if (!tl_measuring_thread) return;
   tl_expected_team = team;
+  g_granted_before = granted;
   cpu_wait_set_oversubscribed(team > granted);
   g_analyzer->on_region(static_cast<std::uint64_t>(region_id), std::min(team, std::max(granted, 1)), &now_ns);
   g_arena->job.regions.store(g_analyzer->regions(), std::memory_order_relaxed);

@@ -40,6 +40,12 @@ Result<CtlRequest> parse_object(const json& req) {
     r.cmd = CtlCmd::status;
   } else if (cmd == "may_start") {
     r.cmd = CtlCmd::may_start;
+    if (auto it = req.find("queued"); it != req.end()) {
+      if (!it->is_number_integer() || it->get<std::int64_t>() < 0 || it->get<std::int64_t>() > 1000000) {
+        return bad("field 'queued' must be an integer in [0, 1000000] (jobs waiting)");
+      }
+      r.queued = it->get<int>();
+    }
   } else if (cmd == "shutdown") {
     r.cmd = CtlCmd::shutdown;
   } else if (cmd == "policies") {

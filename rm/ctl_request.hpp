@@ -21,6 +21,7 @@ struct CtlRequest {
   policy::ParamList params;  // policy, set: NAME=VALUE pairs, values as text
   double since = -1;         // decisions: entries with t > since
   policy::JobId job = 0;     // why: the job
+  int queued = -1;           // may_start: jobs waiting in the asking queuing system (-1: not said)
 };
 
 // Parses one control request payload (a JSON object {"cmd": ..., ...}).

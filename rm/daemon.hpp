@@ -139,6 +139,9 @@ class Daemon {
   policy::JobId next_id_ = 1;
   bool may_start_ = false;
   std::string may_start_reason_;
+  // Jobs waiting in the queuing system, as its latest may_start said (Snapshot::queued), and when.
+  int queued_ = 0;
+  double queued_at_ = -1;
   std::uint64_t decisions_ = 0;
 };
 

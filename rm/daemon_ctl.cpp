@@ -138,6 +138,10 @@ json Daemon::answer_ctl(const Conn& c, const CtlRequest& req) {
   switch (req.cmd) {
     case CtlCmd::status: return status_json();
     case CtlCmd::may_start:
+      if (req.queued >= 0) {
+        queued_ = req.queued;
+        queued_at_ = now();
+      }
       return {{"ok", true}, {"may_start", may_start_}, {"reason", may_start_reason_}, {"running", jobs_.size()}};
     case CtlCmd::shutdown:
       COSCHED_INFO(ctl, "shutdown requested by pid {}", c.pid);

@@ -164,6 +164,10 @@ policy::Snapshot Daemon::snapshot(policy::Event event, policy::JobId subject) co
   s.event = event;
   s.subject = subject;
   s.machine = topo_.machine();
+  // A queuing system says how many jobs wait each time it asks may_start, and it asks every few hundred
+  // milliseconds while any wait; a count older than this (our choice) means nobody is asking any more.
+  constexpr double kQueuedFreshS = 2.0;
+  s.queued = queued_at_ >= 0 && s.now - queued_at_ <= kQueuedFreshS ? queued_ : 0;
   s.jobs.reserve(jobs_.size());
   for (const auto& [id, j] : jobs_) {
     if (j.suspended) continue;  // stopped by a signal: it cannot use CPUs (suspended.cpp)

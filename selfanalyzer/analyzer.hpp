@@ -115,6 +115,8 @@ class Analyzer {
   [[nodiscard]] int period() const noexcept { return explicit_ ? explicit_regions_ : detector_.period(); }
   [[nodiscard]] std::uint64_t regions() const noexcept { return regions_; }
   [[nodiscard]] std::uint64_t iterations() const noexcept { return iterations_; }
+  // CPUs the team of the latest region could use (0: no region yet).
+  [[nodiscard]] int last_team() const noexcept { return last_team_; }
   // Moves whenever iterations(), restarts(), last_restart(), last_cpu_wait() or contaminated() may have
   // changed, except for iterations joining a batched sample: the runtime publishes those fields into the
   // arena only when it moved, not on every region. O(1).

@@ -29,9 +29,10 @@ void AnalyzerModel::region(int team) {
   last_team_ = team;
 }
 
-void AnalyzerModel::end_iteration(double true_seconds) {
+void AnalyzerModel::end_iteration(double true_seconds, double extra_noise) {
   double factor = 1.0;
-  if (noise_ > 0) factor = std::max(0.05, 1.0 + noise_ * rng_.normal());
+  const double noise = noise_ + std::max(extra_noise, 0.0);
+  if (noise > 0) factor = std::max(0.05, 1.0 + noise * rng_.normal());
   const double ns = std::max(1.0, std::round(true_seconds * factor * 1e9));
   clock_ns_ += static_cast<std::uint64_t>(ns);
   analyzer_->on_iteration_end(kLoopId, clock_ns_, std::max(last_team_, 1));

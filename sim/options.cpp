@@ -59,6 +59,11 @@ ParsedOptions parse_options(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber)->capture_default_str();
   app.add_option("--noise", o.sim.analyzer.noise, "relative std. deviation of measured iteration times")
       ->check(CLI::Range(0.0, 1.0))->capture_default_str();
+  app.add_option("--startup-noise", o.sim.analyzer.startup_noise,
+                 "extra relative std. deviation of the measurements taken in a job's first --startup-s seconds")
+      ->check(CLI::Range(0.0, 1.0))->capture_default_str();
+  app.add_option("--startup-s", o.sim.analyzer.startup_s, "how long a job's start-up noise lasts, seconds")
+      ->check(CLI::NonNegativeNumber)->capture_default_str();
   app.add_option("--report-every", o.report_every_s,
                  "steady jobs re-measure this often, seconds (default: 0 without noise, one quantum with noise)")
       ->check(CLI::NonNegativeNumber);
@@ -130,11 +135,10 @@ ParsedOptions parse_options(int argc, char** argv) {
   o.sim.place_cpus = !no_placement;
   if (sa.min_report_samples > sa.window) sa.min_report_samples = sa.window;
   // Automatic cadence: without noise a steady job's reports repeat the last one exactly, so none is needed
-  // until its allocation changes; with noise, one per quantum is what the daemon would see (it polls each
-  // report once per quantum).
-  o.sim.timing.report_every_s = o.report_every_s >= 0 ? o.report_every_s
-                                : o.sim.analyzer.noise > 0 ? o.sim.quantum_s
-                                                           : 0.0;
+  // until its allocation changes; with noise (start-up noise too: the report after a noisy one differs),
+  // one per quantum is what the daemon would see (it polls each report once per quantum).
+  const bool noisy = o.sim.analyzer.noise > 0 || o.sim.analyzer.startup_noise > 0;
+  o.sim.timing.report_every_s = o.report_every_s >= 0 ? o.report_every_s : noisy ? o.sim.quantum_s : 0.0;
   return {std::move(o), kExitOk};
 }
 
@@ -148,6 +152,8 @@ nlohmann::json describe(const Options& o) {
           {"every_quantum", s.every_quantum},
           {"realloc_cost_s", s.timing.realloc_cost_s},
           {"noise", s.analyzer.noise},
+          {"startup_noise", s.analyzer.startup_noise},
+          {"startup_s", s.analyzer.startup_s},
           {"report_every_s", s.timing.report_every_s},
           {"analyzer", s.analyzer.enabled},
           {"sa_baseline_cpus", sa.baseline_cpus},

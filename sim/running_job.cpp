@@ -44,11 +44,13 @@ RunningJob::RunningJob(const JobSpec& spec, const AnalyzerSettings& analyzer, co
       analyzer_(for_job(analyzer, spec.request), seed),
       progress_(spec.work, spec.app->speedup),
       iteration_work_(spec.app->iteration_s > 0 ? spec.app->iteration_s : std::max(spec.work, 1e-9)),
-      detect_left_(analyzer_enabled_ ? detection_iterations(*spec.app, analyzer) : 0) {
+      detect_left_(analyzer_enabled_ ? detection_iterations(*spec.app, analyzer) : 0),
+      startup_noise_(analyzer.startup_noise),
+      startup_s_(analyzer.startup_s) {
   // Enough for a warm-up iteration, a full window and the first report at a team, with room to spare. With
   // noise every sample differs, and a later one may give the fit it needs: keep observing then.
   const sa::Config c = sa::sanitize(analyzer.config);
-  if (analyzer.noise <= 0) silent_limit_ = 2 + c.window + c.min_report_samples + c.jump_min_samples;
+  if (analyzer.noise <= 0 && analyzer.startup_noise <= 0) silent_limit_ = 2 + c.window + c.min_report_samples + c.jump_min_samples;
 }
 
 double RunningJob::iteration_end_work() const {
@@ -64,6 +66,7 @@ void RunningJob::sync_iteration_index() {
 }
 
 void RunningJob::start(double t, int cpus) {
+  started_at_ = t;
   cpus_ = cpus;
   runnable_ = true;
   ++generation_;
@@ -105,7 +108,7 @@ void RunningJob::on_boundary(double t) {
   if (watch_ != Watch::open) return;
   const double seconds = t - iteration_started_;
   const std::uint64_t seq_before = analyzer_.report_seq();
-  analyzer_.end_iteration(seconds);
+  analyzer_.end_iteration(seconds, t - started_at_ < startup_s_ ? startup_noise_ : 0.0);
   ++observed_;
   policy::Perf p;
   const bool reported = analyzer_.report_seq() != seq_before;
@@ -159,6 +162,7 @@ void RunningJob::reallocate(double t, int cpus, bool runnable) {
   // team), whether or not its boundary event was handled yet: the rule sync_iteration_index applies to
   // unobserved iterations, so observed and unobserved jobs agree.
   if (watch_ != Watch::off && boundary_due()) on_boundary(t);
+  const int cpus_before = cpus_;
   cpus_ = cpus;
   runnable_ = runnable;
   ++generation_;
@@ -174,15 +178,26 @@ void RunningJob::reallocate(double t, int cpus, bool runnable) {
   }
   if (watch_ == Watch::open) {
     const int team = analyzer_.team_for(cpus);
-    // libruntime: the next region runs with the new team (the Analyzer marks the iteration dirty); at the
-    // same team size only the CPU set moved, which libruntime does not treat as a spoiled iteration.
+    // libruntime: the next region runs with the new team (the Analyzer marks the iteration dirty); a change
+    // of the CPU set the team filled also discards the iteration, but never two in a row.
     if (team != progress_.team()) analyzer_.region(team);
+    if (progress_.team() >= cpus_before) cpu_set_changed();  // the team filled the CPU set that moved
     set_team(t, team);
     return;
   }
   // Not observed until now: the iteration in progress straddles the change and is dirty; measure from here.
   sync_iteration_index();
   open_iteration(t, true);
+}
+
+void RunningJob::cpu_set_changed() {
+  // libruntime/measure.cpp, follow_rm: an iteration during which the RM changed the CPU set its team filled
+  // is discarded, unless the iteration before it was discarded for the same reason.
+  const std::uint64_t done = analyzer_.iterations();
+  if (discard_at_ == kNever || done > discard_at_ + 1) {
+    analyzer_.discard();
+    discard_at_ = done;
+  }
 }
 
 RunningJob::Next RunningJob::next_event() const {

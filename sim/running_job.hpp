@@ -65,6 +65,7 @@ class RunningJob {
   [[nodiscard]] std::uint64_t iterations_observed() const { return observed_; }
 
  private:
+  void cpu_set_changed();
   enum class Watch { open, to_boundary, off };
 
   // Work closer than this fraction of an iteration to a boundary counts as at the boundary (float drift).
@@ -84,12 +85,18 @@ class RunningJob {
   JobProgress progress_;
   double iteration_work_;
   std::int64_t iteration_ = 0;  // index of the iteration in progress
-  int detect_left_ = 0;         // iterations still to run before the Analyzer hears of the loop
+  int detect_left_ = 0;
+  // Analyzer iterations when an iteration was last discarded for a change of CPU set (cpu_set_changed()).
+  static constexpr std::uint64_t kNever = ~std::uint64_t{0};
+  std::uint64_t discard_at_ = kNever;
+  double startup_noise_;  // AnalyzerSettings::startup_noise, for measurements in the job's first startup_s_
+  double startup_s_;         // iterations still to run before the Analyzer hears of the loop
   int silent_limit_ = 0;        // observed iterations at one team without a report before giving up; 0: never
   int silent_ = 0;              // observed iterations since the last report or allocation change
   Watch watch_ = Watch::off;
   bool opened_any_ = false;     // the Analyzer has seen an iteration
   double iteration_started_ = 0;
+  double started_at_ = 0;
   double resume_at_ = std::numeric_limits<double>::infinity();
   int cpus_ = 0;
   bool runnable_ = true;

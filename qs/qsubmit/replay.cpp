@@ -146,7 +146,7 @@ void Replay::sample_rm_status() {
 }
 
 void Replay::ask_may_start() {
-  auto answer = setup_.rm->may_start();
+  auto answer = setup_.rm->may_start(dispatcher_.queued());
   if (!answer) return rm_request_failed(answer.error());
   rm_request_succeeded();
   dispatcher_.rm_answered(*answer, now());

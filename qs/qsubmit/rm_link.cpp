@@ -1,5 +1,6 @@
 #include "rm_link.hpp"
 
+#include <algorithm>
 #include <signal.h>
 #include <unistd.h>
 
@@ -146,8 +147,8 @@ Result<RmStatus> RmLink::status() const {
   return parse_status(*reply);
 }
 
-Result<bool> RmLink::may_start() const {
-  auto reply = checked_request(socket_, {{"cmd", "may_start"}});
+Result<bool> RmLink::may_start(int queued) const {
+  auto reply = checked_request(socket_, {{"cmd", "may_start"}, {"queued", std::max(queued, 0)}});
   if (!reply) return reply.error();
   if (!reply->contains("may_start") || !(*reply)["may_start"].is_boolean()) {
     return make_error(Errc::protocol_error, "the RM's may_start reply has no boolean 'may_start'");

@@ -60,7 +60,8 @@ class RmLink {
   [[nodiscard]] bool is_private() const { return rm_pid_ > 0; }
 
   Result<RmStatus> status() const;
-  Result<bool> may_start() const;
+  // `queued`: jobs waiting here, which the RM's policies may take into account (Snapshot::queued).
+  Result<bool> may_start(int queued) const;
   // The RM's decision-log entries stamped at or after `since_uptime_s`. Errc::unsupported when this RM has no
   // `decisions` command.
   Result<std::vector<nlohmann::json>> decisions_since(double since_uptime_s) const;

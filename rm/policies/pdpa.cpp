@@ -35,6 +35,14 @@ const PdpaJobMemory* Pdpa::memory_of(JobId id) const {
 }
 
 Decision Pdpa::decide(const Snapshot& s) {
+  // The parameters in force: the operator's, with target_eff following the load when load_target is on.
+  PdpaParams p = p_;
+  p.target_eff = effective_target_eff(p_, s.queued, static_cast<int>(s.jobs.size()));
+  if (p.target_eff != effective_target_) {
+    // A moved target re-evaluates every job, as an operator's change does (§4.2.4).
+    if (effective_target_ >= 0) thresholds_changed_ = true;
+    effective_target_ = p.target_eff;
+  }
   // Jobs that left without a forget() call are dropped here, so memory stays bounded by the running set.
   if (memory_.size() > s.jobs.size() || s.event == Event::departure) {
     std::unordered_map<JobId, PdpaJobMemory> kept;
@@ -69,7 +77,7 @@ Decision Pdpa::decide(const Snapshot& s) {
                            cpus_text(w[i].cpus));
   }
 
-  if (is_active(s.event)) {
+  if (is_active(s.event) || thresholds_changed_) {
     auto apply = [&](Work& x, PdpaStep st) {
       *x.mem = std::move(st.next);
       used += st.cpus - x.cpus;
@@ -82,26 +90,26 @@ Decision Pdpa::decide(const Snapshot& s) {
     for (std::size_t i = 0; i < n; ++i) {
       const auto& j = s.jobs[i];
       if (!j.perf.valid || j.perf.seq == w[i].mem->last_seq) continue;  // never act twice on one report
-      if (j.perf.spread > p_.max_spread && w[i].mem->noisy_in_a_row < kMaxNoisySkips) {
+      if (j.perf.spread > p.max_spread && w[i].mem->noisy_in_a_row < kMaxNoisySkips) {
         // Not confident enough: wait for the next report (each report counted once), and say so.
         if (w[i].mem->noisy_seq != j.perf.seq) {
           w[i].mem->noisy_seq = j.perf.seq;
           ++w[i].mem->noisy_in_a_row;
           w[i].why = fmt::format("{}: report ignored: spread {:.2f} > max_spread {:.2f} ({} in a row; the {}th is used)",
-                                 state_label(*w[i].mem), j.perf.spread, p_.max_spread, w[i].mem->noisy_in_a_row,
+                                 state_label(*w[i].mem), j.perf.spread, p.max_spread, w[i].mem->noisy_in_a_row,
                                  kMaxNoisySkips + 1);
         }
         continue;
       }
       w[i].mem->noisy_in_a_row = 0;
       reported[i] = true;
-      apply(w[i], pdpa_on_report(*w[i].mem, w[i].cpus, std::max(j.request, 1), j.perf, p_));
+      apply(w[i], pdpa_on_report(*w[i].mem, w[i].cpus, std::max(j.request, 1), j.perf, p));
     }
     if (thresholds_changed_) {
       for (std::size_t i = 0; i < n; ++i) {
         if (reported[i]) continue;  // already judged with the new thresholds
         const auto& j = s.jobs[i];
-        apply(w[i], pdpa_on_param_change(*w[i].mem, w[i].cpus, std::max(j.request, 1), j.perf, p_));
+        apply(w[i], pdpa_on_param_change(*w[i].mem, w[i].cpus, std::max(j.request, 1), j.perf, p));
       }
       thresholds_changed_ = false;
     }
@@ -111,7 +119,7 @@ Decision Pdpa::decide(const Snapshot& s) {
       const int request = std::max(s.jobs[i].request, 1);
       PdpaJobMemory& m = *w[i].mem;
       const bool waiting = w[i].grow == 0 && m.state == PdpaState::inc && m.added == 0 && !reported[i];
-      const int want = waiting ? p_.step : w[i].grow;
+      const int want = waiting ? p.step : w[i].grow;
       if (want <= 0 || w[i].cpus >= request) continue;
       const int granted = std::min({want, machine - used, request - w[i].cpus});
       if (granted <= 0) {
@@ -160,8 +168,8 @@ Decision Pdpa::decide(const Snapshot& s) {
   // Beyond the paper: jobs that never report get an equal share, and idle CPUs are lent (pdpa_share.hpp).
   double deadline = -1;
   if (s.event != Event::query) {
-    deadline = pdpa_serve_unmeasured(s, w, machine, used, p_);
-    pdpa_lend_free(s, w, machine, used, p_);
+    deadline = pdpa_serve_unmeasured(s, w, machine, used, p);
+    pdpa_lend_free(s, w, machine, used, p);
   }
 
   Decision d;
@@ -177,7 +185,7 @@ Decision Pdpa::decide(const Snapshot& s) {
     running.push_back(PdpaRunningJob{j.id, std::max(j.request, 1), w[i].cpus - w[i].mem->lent, st,
                                      w[i].mem->unmeasured});
   }
-  MayStart ms = pdpa_may_start(running, machine, p_);
+  MayStart ms = pdpa_may_start(running, machine, p);
   d.may_start = ms.ok;
   d.may_start_reason = std::move(ms.reason);
   return d;
@@ -199,6 +207,9 @@ std::vector<Param> Pdpa::params() const {
        "reports whose iteration times spread more than this are not acted upon (noise guard)"},
       {"unmeasured_after_s", format_param(p_.unmeasured_after_s),
        "a job with no report this long after arrival gets an equal share and never blocks admission"},
+      {"load_target", std::to_string(p_.load_target),
+       "1: target_eff rises with the queue, at most halfway to high_eff (§4.2 says only \"depending on the load\"; "
+       "the rule is ours, docs/policies.md)"},
       {"strict", std::to_string(p_.strict),
        "1: the paper's PDPA, idle CPUs stay idle; 0: lend them to running jobs (taken back on arrivals)"},
   };
@@ -232,6 +243,9 @@ Status Pdpa::set_param(std::string_view name, std::string_view value) {
   } else if (name == "strict") {
     st = parse_int_param(name, value, 0, 1, v);
     next.strict = static_cast<int>(v);
+  } else if (name == "load_target") {
+    st = parse_int_param(name, value, 0, 1, v);
+    next.load_target = static_cast<int>(v);
   } else if (name == "stable_band") {
     st = parse_double_param(name, value, 0.0, 10.0, next.stable_band);
   } else if (name == "max_stable_exits") {

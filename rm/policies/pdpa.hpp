@@ -39,6 +39,7 @@ class Pdpa final : public Policy {
   PdpaParams p_;
   std::unordered_map<JobId, PdpaJobMemory> memory_;
   bool thresholds_changed_ = false;  // target_eff/high_eff changed since the last active event (§4.2.4)
+  double effective_target_ = -1;     // the target_eff the last decision used (load_target moves it)
 };
 
 // §4.3 input: one running job after this decision.

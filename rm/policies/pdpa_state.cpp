@@ -28,6 +28,12 @@ int default_step(int cpus) noexcept {
   return std::max(1, static_cast<int>(std::lround(static_cast<double>(cpus) / 15.0)));
 }
 
+double effective_target_eff(const PdpaParams& p, int queued, int running) noexcept {
+  if (p.load_target == 0 || queued <= 0 || running <= 0) return p.target_eff;
+  const double pressure = std::min(1.0, static_cast<double>(queued) / static_cast<double>(running));
+  return p.target_eff + (p.high_eff - p.target_eff) / 2 * pressure;
+}
+
 namespace {
 
 std::string cpus_text(int n) { return n == 1 ? std::string("1 CPU") : fmt::format("{} CPUs", n); }

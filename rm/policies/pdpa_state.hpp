@@ -42,7 +42,18 @@ struct PdpaParams {
   // (Perf::spread, (max − min) / median of the window) is not acted upon; PDPA waits for the next one. On a
   // shared machine a single perturbed window otherwise sends a scalable job to DEC for good.
   double max_spread = 0.3;
+  // §4.2: target_eff is set by the administrator, or "alternatively, it is dynamically set depending on the
+  // load of the system"; the paper gives no rule. Ours, with load_target = 1: the target rises with the
+  // share of waiting jobs, queued / running (Snapshot::queued, as the queuing system reports it), at most
+  // halfway to high_eff, so a STABLE band remains:
+  //   target = target_eff + (high_eff - target_eff) / 2 * min(1, queued / running)
+  // With jobs waiting, a CPU a running job uses inefficiently is worth more to them; with none waiting, the
+  // administrator's target applies. 0 (default): the fixed target of the paper's experiments (§5).
+  int load_target = 0;
 };
+
+// The target efficiency in force (load_target above); `p.target_eff` when load_target is 0.
+double effective_target_eff(const PdpaParams& p, int queued, int running) noexcept;
 
 // The default step. §4.2 makes step a parameter without giving a value; our choice scales it with the
 // machine, max(1, round(cpus / 15)), so a 2-CPU box moves one CPU at a time and a 60-CPU machine four.

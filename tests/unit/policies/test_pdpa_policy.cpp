@@ -287,3 +287,38 @@ TEST(PdpaUnmeasured, AJobThatNeverReportsGetsAnEqualShareAndNeverBlocksAdmission
   m.leave(1);
   EXPECT_TRUE(m.last.may_start) << m.last.may_start_reason;
 }
+
+// load_target (pdpa_state.hpp): target = target_eff + (high_eff − target_eff)/2 · min(1, queued/running).
+TEST(PdpaLoadTarget, TheTargetRisesWithTheQueueAtMostHalfwayToHighEff) {
+  PdpaParams p;  // 0.7, 0.9
+  EXPECT_DOUBLE_EQ(effective_target_eff(p, 2, 4), 0.7);  // off by default
+  p.load_target = 1;
+  EXPECT_DOUBLE_EQ(effective_target_eff(p, 0, 4), 0.7);
+  EXPECT_DOUBLE_EQ(effective_target_eff(p, 2, 4), 0.7 + 0.1 * 0.5);  // 0.75
+  EXPECT_DOUBLE_EQ(effective_target_eff(p, 4, 4), 0.8);
+  EXPECT_DOUBLE_EQ(effective_target_eff(p, 40, 4), 0.8);  // capped: a STABLE band [0.8, 0.9] remains
+}
+
+TEST(PdpaLoadTarget, AJobStableWithAnEmptyQueueShrinksWhenJobsWait) {
+  PdpaDriver m(60);
+  ASSERT_TRUE(m.policy.set_param("load_target", "1"));
+  m.arrive(1, 16);
+  m.report(1, 16 * 0.74);  // E 0.74: within [0.7, 0.9] with nobody waiting
+  EXPECT_EQ(m.state(1), "STABLE");
+  EXPECT_EQ(m.cpus(1), 16);
+  // One job waits for one running: target 0.8 > 0.74; the quantum that sees the queue re-evaluates (§4.2.4).
+  m.snap.queued = 1;
+  m.step(Event::quantum, -1);
+  EXPECT_EQ(m.state(1), "DEC");
+  EXPECT_EQ(m.cpus(1), 12);  // step 4 on 60 CPUs
+}
+
+TEST(PdpaLoadTarget, WithoutItTheQueueChangesNothing) {
+  PdpaDriver m(60);
+  m.arrive(1, 16);
+  m.report(1, 16 * 0.74);
+  m.snap.queued = 5;
+  m.step(Event::quantum, -1);
+  EXPECT_EQ(m.state(1), "STABLE");
+  EXPECT_EQ(m.cpus(1), 16);
+}

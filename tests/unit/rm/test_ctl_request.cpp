@@ -37,6 +37,10 @@ TEST(CtlRequest, EveryFieldIsTypeChecked) {
   EXPECT_NE(error_of(R"({"cmd":"set"})").find("'params'"), std::string::npos);
   EXPECT_NE(error_of(R"({"cmd":"set","params":{"step":null}})").find("'step'"), std::string::npos);
   EXPECT_NE(error_of(R"({"cmd":"policy","name":"pdpa","params":{"a":{"b":1}}})").find("'a'"), std::string::npos);
+  EXPECT_NE(error_of(R"({"cmd":"may_start","queued":-1})").find("'queued'"), std::string::npos);
+  EXPECT_NE(error_of(R"({"cmd":"may_start","queued":"3"})").find("'queued'"), std::string::npos);
+  EXPECT_NE(error_of(R"({"cmd":"may_start","queued":2.5})").find("'queued'"), std::string::npos);
+  EXPECT_NE(error_of(R"({"cmd":"may_start","queued":18446744073709551615})").find("'queued'"), std::string::npos);
   EXPECT_NE(error_of(R"({"cmd":"explode"})").find("unknown command 'explode'"), std::string::npos);
 }
 
@@ -57,6 +61,11 @@ TEST(CtlRequest, WellFormedRequestsAreTyped) {
   ASSERT_TRUE(pol.ok());
   EXPECT_EQ(pol->name, "pdpa");
   EXPECT_TRUE(pol->params.empty());
+
+  auto may = parse_ctl_request(R"({"cmd":"may_start","queued":3})");
+  ASSERT_TRUE(may.ok());
+  EXPECT_EQ(may->queued, 3);
+  EXPECT_EQ(parse_ctl_request(R"({"cmd":"may_start"})")->queued, -1);
 
   auto dec = parse_ctl_request(R"({"cmd":"decisions","since":2.5})");
   ASSERT_TRUE(dec.ok());

@@ -258,3 +258,24 @@ TEST(RunningJob, AutoBaselineIsAQuarterOfTheRequest) {
   job.start(0, 16);
   EXPECT_EQ(job.team(), 4);
 }
+
+// --startup-noise: only the measurements of a job's first --startup-s seconds are perturbed.
+TEST(RunningJob, StartUpNoiseOnlyPerturbsTheFirstSeconds) {
+  auto first_report = [](double startup_noise) {
+    Fixture f(400, 4);
+    f.analyzer.startup_noise = startup_noise;
+    f.analyzer.startup_s = 5;
+    RunningJob job(f.spec, f.analyzer, f.timing, 7);
+    job.start(0, 4);
+    int reports = 0;
+    double at = -1;
+    run_alone(job, &reports, &at);
+    policy::Perf p;
+    EXPECT_TRUE(job.analyzer().perf(p));
+    return p.speedup;
+  };
+  // Without noise the report is exact (S = 4 on a linear curve); with start-up noise the baseline (t < 3 s,
+  // inside the first 5 s) is perturbed, so the speedup is not exactly 4.
+  EXPECT_NEAR(first_report(0), 4.0, 1e-9);
+  EXPECT_GT(std::fabs(first_report(0.3) - 4.0), 1e-3);
+}
