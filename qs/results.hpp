@@ -2,7 +2,7 @@
 // in one data model, written in one set of files so that cosched-report compares any of them side by side:
 //
 //   DIR/jobs.csv        one row per job: job, app, class, submit, start, end, wait, response, execution,
-//                       requested, mean_cpus, exit_status
+//                       requested, mean_cpus, exit_status, rm_id, pid
 //   DIR/summary.json    per application class and overall: mean/median response and execution time,
 //                       makespan, CPU utilisation, mean multiprogramming level; plus the run's metadata
 //   DIR/ml.csv          multiprogramming level over time (t, running, queued)
@@ -46,6 +46,10 @@ struct JobRecord {
   // Its run time on a dedicated machine at its request (SWF field 4), for the normalised throughput of DSS
   // eqs. 10-11; -1 unknown. Not in jobs.csv: summary.json carries what it yields.
   double ideal = -1;
+  // Where to find the job outside this run: its id at the RM (`cosched-ctl why`, the decision log,
+  // `cosched-ctl history`) and its process id; -1 when there is none (simulated, native, never seen).
+  std::int64_t rm_id = -1;
+  std::int64_t pid = -1;
   std::vector<CpuSegment> allocation;
 
   [[nodiscard]] double wait() const { return start >= 0 ? start - submit : -1; }

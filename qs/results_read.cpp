@@ -98,13 +98,19 @@ Status read_jobs(const std::string& dir, Run& run) {
     double id = 0;
     double requested = 1;
     double status = 0;
+    double rm_id = -1;
+    double pid = -1;
     COSCHED_TRY_ASSIGN(id, row.number("job", 0));
     COSCHED_TRY_ASSIGN(j.submit, row.number("submit", 0));
     COSCHED_TRY_ASSIGN(j.start, row.number("start", -1));
     COSCHED_TRY_ASSIGN(j.end, row.number("end", -1));
     COSCHED_TRY_ASSIGN(requested, row.number("requested", 1));
     COSCHED_TRY_ASSIGN(status, row.number("exit_status", 0));
+    COSCHED_TRY_ASSIGN(rm_id, row.number("rm_id", -1));  // absent in results written before they existed
+    COSCHED_TRY_ASSIGN(pid, row.number("pid", -1));
     j.id = saturate<std::int64_t>(id);
+    j.rm_id = saturate<std::int64_t>(rm_id);
+    j.pid = saturate<std::int64_t>(pid);
     j.requested = saturate<int>(requested);
     j.exit_status = saturate<int>(status);
     j.app = row.text("app");

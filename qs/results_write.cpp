@@ -16,12 +16,13 @@ using text::csv_field;
 using text::number;
 
 std::string jobs_csv(const Run& run) {
-  std::string out = "job,app,class,submit,start,end,wait,response,execution,requested,mean_cpus,exit_status\n";
+  std::string out =
+      "job,app,class,submit,start,end,wait,response,execution,requested,mean_cpus,exit_status,rm_id,pid\n";
   for (const JobRecord& j : run.jobs) {
     out += std::to_string(j.id) + "," + csv_field(j.app) + "," + csv_field(j.app_class) + "," + number(j.submit) + "," +
            number(j.start) + "," + number(j.end) + "," + number(j.wait()) + "," + number(j.response()) + "," +
            number(j.execution()) + "," + std::to_string(j.requested) + "," + number(j.mean_cpus()) + "," +
-           std::to_string(j.exit_status) + "\n";
+           std::to_string(j.exit_status) + "," + std::to_string(j.rm_id) + "," + std::to_string(j.pid) + "\n";
   }
   return out;
 }

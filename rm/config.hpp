@@ -21,6 +21,7 @@ struct Config {
   int nice = -10;                 // the RM's niceness when permitted (raise_priority)
   int client_timeout_ms = 10000;  // a peer that leaves a frame half-sent, or says nothing, this long is dropped
   std::string decision_log;     // JSON lines, empty: none
+  std::string accounting;       // per-job records (accounting.hpp); empty: next to the socket, "none": off
   std::string enforce = "auto";
   std::string stop_with = "auto";  // time sharing's backend: auto, cgroup-v2, cgroup-v1, signal
   std::string synthetic_topology;  // hwloc synthetic description instead of the real machine

@@ -7,9 +7,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 
 #include "cosched/log.hpp"
 #include "policies/registry.hpp"
@@ -37,6 +39,14 @@ Status Daemon::start() {
   if (!topo) return topo.error();
   topo_ = std::move(*topo);
   if (!cfg_.synthetic_topology.empty() && cfg_.enforce == "auto") cfg_.enforce = "none";  // a modelled machine
+  // One RM per CPU (cpu_locks.hpp), taken before anything acts on a CPU; an RM that confines nothing
+  // (--enforce none, a modelled machine) leaves the CPUs to whichever RM does.
+  if (cfg_.enforce != "none") {
+    auto locks = CpuLocks::acquire(CpuLocks::default_dir(), topo_.cpus(),
+                                   std::filesystem::absolute(cfg_.socket).lexically_normal().string());
+    if (!locks) return locks.error();
+    cpu_locks_ = std::move(*locks);
+  }
 
   auto pol = policy::make_policy(cfg_.policy, topo_.machine(), cfg_.params);
   if (!pol) return pol.error();
@@ -44,6 +54,11 @@ Status Daemon::start() {
 
   if (!cfg_.decision_log.empty()) {
     if (auto st = log_.open(cfg_.decision_log); !st) return st;
+  }
+  if (cfg_.accounting != "none") {
+    const std::string path = cfg_.accounting.empty() ? AccountingLog::default_path(cfg_.socket) : cfg_.accounting;
+    if (auto st = accounting_.open(path, cfg_.all_users); !st) return st;
+    next_id_ = std::max<policy::JobId>(next_id_, accounting_.last_id() + 1);
   }
 
   // Signals arrive through a signalfd; block them before the guard is forked so it starts with a clean slate

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "config.hpp"
+#include "cpu_locks.hpp"
 #include "ctl_request.hpp"
 #include "cosched/log.hpp"
 #include "cosched/wire.hpp"
@@ -43,6 +44,9 @@ class Daemon {
   Status start();
   // Serves until SIGTERM/SIGINT or a `shutdown` request; then releases every job. Returns the exit code.
   int run();
+  // Creates the socket's directory (or checks an existing one): start() does it too, and main() before it
+  // daemonizes, because the messages file lives in that directory.
+  Status prepare_socket_dir() const;
 
  private:
   struct Conn {
@@ -67,7 +71,6 @@ class Daemon {
 
   // server.cpp
   Status open_socket();
-  Status prepare_socket_dir() const;
   void on_accept();
   void on_readable(Conn& c);
   void on_writable(Conn& c);
@@ -113,11 +116,13 @@ class Daemon {
 
   Config cfg_;
   Topology topo_;
+  CpuLocks cpu_locks_;  // before guard_: the guard, forked later, shares these locks
   Guard guard_;
   std::unique_ptr<Enforcer> enforcer_;
   std::unique_ptr<Stopper> stopper_;
   std::unique_ptr<policy::Policy> policy_;
   DecisionLog log_;
+  AccountingLog accounting_;
   std::chrono::steady_clock::time_point t0_;
 
   int epfd_ = -1;

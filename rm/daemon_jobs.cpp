@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 
 #include "cosched/log.hpp"
@@ -124,6 +125,9 @@ void Daemon::depart(policy::JobId id, const std::string& why) {
   if (j.conn_fd >= 0 && conns_.count(j.conn_fd) != 0) close_conn(j.conn_fd);
   COSCHED_INFO(rm, "job {} (pid {}) left: {}; {} CPU(s) freed", id, j.pid, why, j.allocation);
   remember_why(j, "departure", j.allocation, 0, why);
+  const double wall_now = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  accounting_.record(j, why, now(), wall_now,
+                     {{"policy", policy_->name()}, {"rm_pid", ::getpid()}, {"socket", cfg_.socket}});
   departed_why_[id] = std::move(j.why);
   while (departed_why_.size() > kDepartedKept) departed_why_.erase(departed_why_.begin());
   jobs_.erase(it);
@@ -265,6 +269,7 @@ void Daemon::apply(const policy::Decision& d, policy::Event event, policy::JobId
       }
       j.allocation = r.count;
       j.cpus = cpus;
+      note_cpus(j, now(), r.count);
       std::string reason = a != nullptr && !a->reason.empty() ? a->reason : "placement";
       remember_why(j, policy::to_string(event), from, r.count, reason);
       COSCHED_INFO(policy, "job {}: {} → {} CPU(s) [{}] ({})", r.id, from, r.count, cpus.to_string(), reason);
@@ -275,6 +280,7 @@ void Daemon::apply(const policy::Decision& d, policy::Event event, policy::JobId
       COSCHED_DEBUG(policy, "job {}: resumed on {} CPU(s) [{}]", r.id, r.count, cpus.to_string());
     }
     nlohmann::json job_entry = {{"id", r.id},
+                                {"pid", j.pid},  // joins the log to qsubmit's jobs.csv and to ps
                                 {"allocated", r.count},
                                 {"cpus", cpus.to_string()},
                                 {"run", "running"},

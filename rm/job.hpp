@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "accounting.hpp"
 #include "arena_host.hpp"
 #include "cosched/cpuset.hpp"
 #include "policies/snapshot.hpp"
@@ -64,6 +65,10 @@ struct Job {
   bool team_differs = false;  // the formed team differs from the allocation (noted once in `why` per change)
 
   std::deque<WhyEntry> why;   // most recent last, bounded
+
+  // Accounting (accounting.hpp): the CPUs granted over time, and CPU·seconds up to the last step.
+  std::vector<CpuStep> cpu_steps;
+  double cpu_seconds = 0;
 };
 
 }  // namespace cosched::rm

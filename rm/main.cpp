@@ -4,11 +4,14 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <string>
 #include <vector>
 
+#include "cosched/cli.hpp"
 #include "cosched/log.hpp"
 #include "cosched/wire.hpp"
 #include "daemon.hpp"
@@ -16,8 +19,12 @@
 
 namespace {
 
+void report_ready(int fd, const std::string& error);
+
 // Forks into the background; the parent returns only when the child reports that it serves (or failed),
 // so `cosched-rm && cosched-run ...` is race-free. Returns the write end of the readiness pipe in the child.
+// The child's stdout and stderr go to `messages` from here on; a messages file that cannot be opened is a
+// start-up error (reported by the parent), never a daemon writing into the shell that launched it.
 int daemonize(const std::string& messages) {
   int p[2];
   if (::pipe2(p, O_CLOEXEC) != 0) return -1;
@@ -42,11 +49,13 @@ int daemonize(const std::string& messages) {
   ::setsid();
   int in = ::open("/dev/null", O_RDONLY);
   int out = ::open(messages.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0640);
-  if (in >= 0) ::dup2(in, STDIN_FILENO);
-  if (out >= 0) {
-    ::dup2(out, STDOUT_FILENO);
-    ::dup2(out, STDERR_FILENO);
+  if (out < 0) {
+    report_ready(p[1], "cannot open the messages file " + messages + ": " + std::strerror(errno));
+    ::_exit(1);
   }
+  if (in >= 0) ::dup2(in, STDIN_FILENO);
+  ::dup2(out, STDOUT_FILENO);
+  ::dup2(out, STDERR_FILENO);
   return p[1];
 }
 
@@ -71,7 +80,7 @@ int main(int argc, char** argv) {
 
   CLI::App app{"cosched-rm: the cosched resource manager. Divides the CPUs among malleable OpenMP jobs\n"
                "started with cosched-run, following the chosen policy; cosched-ctl inspects and steers it."};
-  app.set_version_flag("--version", COSCHED_VERSION);
+  app.set_version_flag("--version", std::string("cosched-rm ") + COSCHED_VERSION);
   app.add_option("--policy,-p", cfg.policy, policy_help)->capture_default_str();
   app.add_option("--param", params, "policy parameter NAME=VALUE (repeatable), e.g. --param target_eff=0.7");
   auto* cpus_opt =
@@ -98,6 +107,9 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(10, 3600000))
       ->capture_default_str();
   app.add_option("--log", cfg.decision_log, "write one JSON line per decision to this file");
+  app.add_option("--accounting", cfg.accounting,
+                 "append one JSON line per finished job to this file, read by `cosched-ctl history` (default: the "
+                 "socket's path with .accounting.jsonl for .sock; 'none': no records)");
   app.add_option("--enforce", cfg.enforce, "CPU enforcement: auto, cgroup, cgroup-v1, cgroup-v2, affinity, none")
       ->check(CLI::IsMember({"auto", "cgroup", "cgroup-v1", "cgroup-v2", "affinity", "none"}))
       ->capture_default_str();
@@ -121,10 +133,12 @@ int main(int argc, char** argv) {
                  "model this machine instead of the real one (hwloc synthetic, e.g. 'package:2 core:8 pu:2'); "
                  "implies --enforce none");
   app.add_flag("--foreground,-f", cfg.foreground, "stay in the foreground, log to stderr");
-  app.add_option("--messages", cfg.messages, "log file when running in the background (default: next to the socket)");
+  app.add_option("--messages", cfg.messages,
+                 "log file when running in the background (default: the socket's path with .log for .sock, "
+                 "e.g. /run/cosched/rm.log)");
   app.add_option("--log-level", cfg.log_level, "error|warn|info|debug|trace, or per subsystem: rm=debug,policy=trace")
       ->capture_default_str();
-  CLI11_PARSE(app, argc, argv);
+  COSCHED_CLI_PARSE(app, argc, argv);
 
   cosched::log::set_program("cosched-rm");
   if (auto st = cosched::log::configure(cfg.log_level); !st) {
@@ -151,12 +165,20 @@ int main(int argc, char** argv) {
   }
 
   int ready_fd = -1;
+  cosched::rm::Daemon d(cfg);
   if (!cfg.foreground) {
+    // The messages file sits next to the socket (rm.sock → rm.log), in a directory that may not exist yet
+    // on a fresh /run: create it (with the socket's rules) before opening the file in it.
     if (cfg.messages.empty()) cfg.messages = std::filesystem::path(cfg.socket).replace_extension(".log").string();
+    if (auto st = d.prepare_socket_dir(); !st) {
+      std::fprintf(stderr, "cosched-rm: %s\n", st.error().message.c_str());
+      return 1;
+    }
     ready_fd = daemonize(cfg.messages);
   }
-  cosched::rm::Daemon d(cfg);
   if (auto st = d.start(); !st) {
+    // In the background the error goes once to the messages file (stderr) and once to the launching
+    // terminal, through the parent.
     std::fprintf(stderr, "cosched-rm: %s\n", st.error().message.c_str());
     report_ready(ready_fd, st.error().message);
     return 1;

@@ -19,13 +19,14 @@ ParsedOptions parse_options(int argc, char** argv) {
       "cosched-sim: replays an SWF workload on a simulated machine with the same policy objects cosched-rm runs\n"
       "(rm/policies), libcosched's SelfAnalyzer and the daemon's placement; jobs are application models from the\n"
       "catalog. Writes qsubmit's result files (jobs.csv, summary.json, ml.csv, traces) to --out.\n"
+      "Usage: cosched-sim WORKLOAD --policy NAME --cpus N [options], or cosched-sim --list-policies.\n"
       "Exit status: 0 done, 1 the results could not be written, 2 bad input."};
-  app.set_version_flag("--version", COSCHED_VERSION);
+  app.set_version_flag("--version", std::string("cosched-sim ") + COSCHED_VERSION);
 
-  auto* workload = app.add_option("workload", o.workload, "SWF workload file (plain or .gz)");
-  auto* policy = app.add_option("--policy,-p", o.policy, "policy name (see --list-policies)");
+  auto* workload = app.add_option("workload", o.workload, "SWF workload file (plain or .gz); required");
+  auto* policy = app.add_option("--policy,-p", o.policy, "policy name (see --list-policies); required");
   app.add_option("--param", params, "policy parameter NAME=VALUE (repeatable)");
-  auto* cpus = app.add_option("--cpus", o.sim.cpus, "CPUs of the simulated machine")->check(CLI::Range(1, 1 << 16));
+  auto* cpus = app.add_option("--cpus", o.sim.cpus, "CPUs of the simulated machine; required")->check(CLI::Range(1, 1 << 16));
   app.add_flag("--list-policies", list, "list the policies and exit");
 
   // Workload and application models.

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "cosched/cli.hpp"
 #include "cosched/wire.hpp"
 #include "elf_needed.hpp"
 
@@ -101,7 +102,7 @@ void prepend_env(const char* name, const std::string& value) {
 int main(int argc, char** argv) {
   CLI::App app{"Launch an unmodified OpenMP program under the cosched resource manager.\n"
                "The program runs natively if no resource manager answers."};
-  app.set_version_flag("--version", COSCHED_VERSION);
+  app.set_version_flag("--version", std::string("cosched-run ") + COSCHED_VERSION);
   std::string socket = cosched::wire::default_socket_path();
   int request = 0;
   bool quiet = false;
@@ -131,7 +132,7 @@ int main(int argc, char** argv) {
   app.prefix_command(false);
   app.allow_extras(false);
   app.positionals_at_end();
-  CLI11_PARSE(app, argc, argv);
+  COSCHED_CLI_PARSE(app, argc, argv);
 
   std::string prog = find_in_path(command[0]);
   if (prog.empty()) {

@@ -26,7 +26,7 @@ ParsedOptions parse_options(int argc, char** argv) {
       "multiprogramming level allows it (or a fixed --ml). Results go to --out: jobs.csv, summary.json, ml.csv,\n"
       "traces, decisions.jsonl and each job's output under jobs/.\n"
       "Exit status: 0 all jobs exited 0, 1 some job failed, 2 bad input (nothing started)."};
-  app.set_version_flag("--version", COSCHED_VERSION);
+  app.set_version_flag("--version", std::string("qsubmit ") + COSCHED_VERSION);
 
   app.add_option("workload", o.workload, "SWF workload file (plain or .gz)")->required();
   app.add_option("--catalog,-c", o.catalog, "application catalog (default: catalog.yaml next to the workload)");
@@ -52,7 +52,8 @@ ParsedOptions parse_options(int argc, char** argv) {
                                 "start a private cosched-rm with this policy for the run (stopped at the end)");
   auto* param = app.add_option("--param", o.params, "private RM: policy parameter NAME=VALUE (repeatable)");
   auto* cpus = app.add_option("--cpus", o.cpus, "private RM: CPUs to manage, e.g. 0-3 (default: all we may use)");
-  app.add_option("--out,-o", o.out_dir, "output directory (default: ./qsubmit-<policy|native>-<timestamp>)");
+  app.add_option("--out,-o", o.out_dir, "output directory (default: $XDG_DATA_HOME/cosched/runs/qsubmit-<policy|native>-<timestamp>, "
+                 "XDG_DATA_HOME defaulting to ~/.local/share)");
   app.add_flag("--lenient", o.lenient, "skip malformed SWF lines (with a warning) instead of refusing the workload");
   app.add_flag("--quiet,-q", o.quiet, "no progress line and no summary table");
 

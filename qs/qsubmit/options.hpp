@@ -15,6 +15,7 @@ enum ExitCode : int {
   kExitOk = 0,        // every job ran and exited 0
   kExitJobFailed = 1, // the run happened, some job did not exit 0 (or never started)
   kExitBadInput = 2,  // options, workload or catalog rejected; nothing was started
+  kExitNoRm = 3,      // the cosched-rm named by --socket could not be reached; nothing was started
 };
 
 // How qsubmit talks to (or does without) a resource manager.

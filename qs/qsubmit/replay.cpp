@@ -150,6 +150,7 @@ void Replay::sample_rm_status() {
     std::vector<int> list = view.stopped ? std::vector<int>{} : view.cpus;
     job.allocation.observe(t, cpus, list);
     job.seen_at_rm = true;
+    job.record.rm_id = view.id;
     dispatcher_.registered(id);
     auto& last = last_allocation_[pid];
     if (last.first != cpus || last.second != list) moved = true;
@@ -220,6 +221,7 @@ void Replay::launch(Tracked& job) {
     return;
   }
   job.pid = *pid;
+  job.record.pid = *pid;
   job.record.start = now();
   live_[*pid] = plan.id;
   // Without an RM the job holds its request for its whole life.

@@ -84,6 +84,7 @@ Result<RmStatus> parse_status(const json& reply) {
     if (!j.is_object() || !j.contains("pid") || !j["pid"].is_number_integer()) return field_error("jobs[].pid", "an integer");
     RmJobView v;
     v.pid = j["pid"].get<pid_t>();
+    v.id = j.value("id", std::int64_t{-1});
     v.allocated = j.value("allocated", 0);
     auto list = int_list(j.value("cpus", json::array()), "jobs[].cpus");
     if (!list) return list.error();

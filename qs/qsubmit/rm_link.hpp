@@ -5,6 +5,7 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -15,6 +16,7 @@ namespace cosched::qsubmit {
 
 // What qsubmit needs from a `status` reply.
 struct RmJobView {
+  std::int64_t id = -1;     // the RM's job id
   pid_t pid = 0;
   int allocated = 0;        // CPUs the policy gave it
   std::vector<int> cpus;    // which ones

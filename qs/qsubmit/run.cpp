@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -36,13 +37,21 @@ int cpus_we_may_use() {
   return n > 0 ? static_cast<int>(n) : 1;
 }
 
+// Results go under the user's data directory, never into whatever directory qsubmit was started from
+// (a source tree, usually): $XDG_DATA_HOME/cosched/runs, else ~/.local/share/cosched/runs, else /tmp.
 std::string default_out_dir(const std::string& label) {
   std::time_t t = std::time(nullptr);
   std::tm local{};
   ::localtime_r(&t, &local);
   char stamp[32];
   std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &local);
-  return "qsubmit-" + label + "-" + stamp;
+  fs::path base = "/tmp";
+  if (const char* data = std::getenv("XDG_DATA_HOME"); data != nullptr && *data == '/') {
+    base = data;
+  } else if (const char* home = std::getenv("HOME"); home != nullptr && *home == '/') {
+    base = fs::path(home) / ".local/share";
+  }
+  return (base / "cosched/runs" / ("qsubmit-" + label + "-" + stamp)).string();
 }
 
 // The output directory must be new or empty: results of two runs never mix. Returns an error message.
@@ -132,7 +141,11 @@ int run_qsubmit(const Options& options) {
   if (options.rm_mode == RmMode::existing) {
     rm.emplace(options.socket);
     auto st = rm->status();
-    if (!st) return bad_input("cannot use the cosched-rm at " + options.socket + ": " + st.error().message);
+    if (!st) {
+      std::fprintf(stderr, "qsubmit: cannot use the cosched-rm at %s: %s\n", options.socket.c_str(),
+                   st.error().message.c_str());
+      return kExitNoRm;
+    }
     label = st->policy.empty() ? label : st->policy;
   }
   if (out_dir.empty()) out_dir = default_out_dir(label);

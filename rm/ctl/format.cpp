@@ -2,16 +2,11 @@
 
 #include <fmt/format.h>
 
+#include "status_table.hpp"
+
 namespace cosched::ctl {
 
-namespace {
-std::string num(const nlohmann::json& v, const char* spec) {
-  if (!v.is_number()) return "-";
-  return fmt::format(fmt::runtime(spec), v.get<double>());
-}
-}  // namespace
-
-std::string format_status(const nlohmann::json& s) {
+std::string format_status(const nlohmann::json& s, const StatusView& view) {
   std::string out = fmt::format("policy {}  cpus {}  enforcement {}  stopping {}  quantum {} ms  may-start {} ({})\n",
                                 s.value("policy", "?"), s.value("cpu_list", "?"), s.value("enforcement", "?"),
                                 s.value("stopping", "?"), s.value("quantum_ms", 0), s.value("may_start", false) ? "yes" : "no",
@@ -21,18 +16,7 @@ std::string format_status(const nlohmann::json& s) {
     for (const auto& [k, v] : s["params"].items()) out += fmt::format(" {}={}", k, v.get<std::string>());
     out += "\n";
   }
-  out += fmt::format("{:>4} {:>8} {:>4} {:>5} {:<8} {:<8} {:<8} {:>8} {:>8} {:>6} {:>9} {:<10} {:>4} {:<26} {}\n", "JOB",
-                     "PID", "REQ", "ALLOC", "CPUS", "RUN", "STATE", "CPU_S", "SPEEDUP", "EFF", "ITER_S", "PHASE", "TEAM", "TEAM_MODE", "COMMAND");
-  for (const auto& j : s["jobs"]) {
-    std::string state = j.value("policy_state", "");
-    if (state.empty()) state = j.value("state", "");
-    out += fmt::format("{:>4} {:>8} {:>4} {:>5} {:<8} {:<8} {:<8} {:>8} {:>8} {:>6} {:>9} {:<10} {:>4} {:<26} {}\n",
-                       j.value("id", 0), j.value("pid", 0), j.value("requested", 0), j.value("allocated", 0),
-                       j.value("cpu_list", ""), j.value("state", ""), state, num(j["cpu_s"], "{:.2f}"), num(j["speedup"], "{:.2f}"), num(j["efficiency"], "{:.2f}"),
-                       num(j["iteration_s"], "{:.4f}"), j.value("phase", ""), j.value("team", 0),
-                       j.value("team_mode", ""), j.value("command", ""));
-  }
-  if (s["jobs"].empty()) out += "(no jobs)\n";
+  out += format_jobs(s, view);
   return out;
 }
 

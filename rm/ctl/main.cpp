@@ -6,15 +6,19 @@
 //   cosched-ctl may-start              the multiprogramming-level answer the queuing system gets
 //   cosched-ctl policies               list the policies this RM knows
 //   cosched-ctl shutdown               release every job and stop the RM
+//   cosched-ctl history                jobs that left the RM (accounting records; no RM needed)
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "../accounting_path.hpp"
 #include "client.hpp"
+#include "cosched/cli.hpp"
 #include "cosched/wire.hpp"
 #include "format.hpp"
+#include "history.hpp"
 
 using nlohmann::json;
 
@@ -38,16 +42,23 @@ json params_object(const std::vector<std::string>& kvs, bool& ok) {
 
 int main(int argc, char** argv) {
   CLI::App app{"cosched-ctl: inspect and steer a running cosched-rm"};
-  app.set_version_flag("--version", COSCHED_VERSION);
+  app.set_version_flag("--version", std::string("cosched-ctl ") + COSCHED_VERSION);
   app.require_subcommand(1);
   std::string socket = cosched::wire::default_socket_path();
   bool as_json = false;
   int timeout_ms = 5000;
   app.add_option("--socket,-s", socket, "RM socket (env COSCHED_SOCKET)")->capture_default_str();
-  app.add_option("--timeout-ms", timeout_ms, "give up after this long")->capture_default_str();
+  app.add_option("--timeout-ms", timeout_ms, "give up on an RM that does not answer within this many ms (exit 3)")->capture_default_str();
 
   auto* status = app.add_subcommand("status", "jobs, allocations, CPUs and measurements");
   status->add_flag("--json", as_json, "machine-readable output");
+  cosched::ctl::StatusView view;
+  std::string columns;
+  status->add_option("--format,-o", columns, "the table's columns, comma-separated, e.g. job,user,state,command "
+                                              "(known: " + cosched::ctl::known_columns() + ")");
+  status->add_option("--user,-u", view.user, "only this user's jobs (name or uid)");
+  status->add_option("--state", view.state,
+                     "only jobs in this state: the policy's (e.g. INC, STABLE) or running, stopped, suspended");
   long job = 0;
   auto* why = app.add_subcommand("why", "the last decisions about a job, with their reasons");
   why->add_option("job", job, "job id (from status)")->required();
@@ -65,7 +76,35 @@ int main(int argc, char** argv) {
   may->add_flag("--json", as_json, "machine-readable output");
   auto* policies = app.add_subcommand("policies", "list the policies this RM knows");
   auto* shutdown = app.add_subcommand("shutdown", "release every job and stop the RM");
-  CLI11_PARSE(app, argc, argv);
+  std::string history_file;
+  cosched::ctl::HistoryFilter history_filter;
+  auto* history = app.add_subcommand("history", "jobs that left the RM, from its accounting records (no RM needed)");
+  history->add_option("--file", history_file,
+                      "accounting records to read (default: the socket's path with .accounting.jsonl for .sock)");
+  history->add_option("--user,-u", history_filter.user, "only this user's jobs (name or uid)");
+  history->add_option("--job,-j", history_filter.job, "only this RM job id");
+  history->add_option("--pid", history_filter.pid, "only the job with this process id");
+  history->add_option("--last,-n", history_filter.last, "only the last N jobs");
+  history->add_flag("--json", as_json, "machine-readable output (one record per line, as stored)");
+  COSCHED_CLI_PARSE(app, argc, argv);
+
+  if (history->parsed()) {
+    // Read from the file, not the RM: the records outlive it (and answer while it is down).
+    if (history_file.empty()) history_file = cosched::rm::default_accounting_path(socket);
+    std::size_t skipped = 0;
+    auto records = cosched::ctl::read_history(history_file, history_filter, skipped);
+    if (!records) {
+      std::fprintf(stderr, "cosched-ctl: %s\n", records.error().message.c_str());
+      return cosched::cli::kExitUsage;
+    }
+    if (skipped > 0) std::fprintf(stderr, "cosched-ctl: %zu unreadable line(s) in %s skipped\n", skipped, history_file.c_str());
+    if (as_json) {
+      for (const auto& r : *records) std::printf("%s\n", r.dump().c_str());
+    } else {
+      std::fputs(cosched::ctl::format_history(*records).c_str(), stdout);
+    }
+    return cosched::cli::kExitOk;
+  }
 
   json req;
   bool ok = true;
@@ -76,21 +115,32 @@ int main(int argc, char** argv) {
   if (may->parsed()) req = {{"cmd", "may_start"}};
   if (policies->parsed()) req = {{"cmd", "policies"}};
   if (shutdown->parsed()) req = {{"cmd", "shutdown"}};
-  if (!ok) return 2;
+  if (status->parsed() && !columns.empty()) {
+    auto parsed = cosched::ctl::parse_columns(columns);
+    if (!parsed) {
+      std::fprintf(stderr, "cosched-ctl: %s\n", parsed.error().message.c_str());
+      return cosched::cli::kExitUsage;
+    }
+    view.columns = *parsed;
+  }
+  if (!ok) return cosched::cli::kExitUsage;
 
   auto reply = cosched::ctl::request(socket, req, timeout_ms);
   if (!reply) {
     std::fprintf(stderr, "cosched-ctl: %s\n", reply.error().message.c_str());
-    return 3;
+    return cosched::cli::kExitNoRm;
   }
-  const json& r = *reply;
+  json& r = *reply;
   if (!r.value("ok", false)) {
     std::fprintf(stderr, "cosched-ctl: %s\n", r.value("error", std::string("request failed")).c_str());
-    return 1;
+    return cosched::cli::kExitFailed;
   }
+  if (status->parsed()) cosched::ctl::filter_jobs(r, view);
   if (as_json) {
     std::printf("%s\n", r.dump(2).c_str());
-  } else if (status->parsed() || policy->parsed() || set->parsed()) {
+  } else if (status->parsed()) {
+    std::fputs(cosched::ctl::format_status(r, view).c_str(), stdout);
+  } else if (policy->parsed() || set->parsed()) {
     std::fputs(cosched::ctl::format_status(r).c_str(), stdout);
   } else if (why->parsed()) {
     std::fputs(cosched::ctl::format_why(r).c_str(), stdout);
@@ -103,6 +153,6 @@ int main(int argc, char** argv) {
   } else if (shutdown->parsed()) {
     std::printf("cosched-rm is shutting down\n");
   }
-  if (may->parsed()) return r.value("may_start", false) ? 0 : 1;
-  return 0;
+  if (may->parsed()) return r.value("may_start", false) ? cosched::cli::kExitOk : cosched::cli::kExitFailed;
+  return cosched::cli::kExitOk;
 }

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "cosched/cli.hpp"
 #include "sim/gen/closed.hpp"
 #include "sim/gen/generator.hpp"
 #include "qs/swf.hpp"
@@ -25,7 +26,9 @@ struct Flag {
 int main(int argc, char** argv) {
   CLI::App app{"cosched-swfgen: synthetic workloads in the Standard Workload Format (SWF 2.2).\n"
                "Poisson arrivals at a target offered load; executable mix; sizes and run times from a\n"
-               "lognormal model or a Lublin-Feitelson-style rigid-job model. Same seed, same file."};
+               "lognormal model or a Lublin-Feitelson-style rigid-job model. Same seed, same file.\n"
+               "Exit status: 0 written, 1 the file could not be written, 2 bad options."};
+  app.set_version_flag("--version", std::string("cosched-swfgen ") + COSCHED_VERSION);
   Config cli;  // what the command line says; defaults as in Config
   std::string preset_name, apps_spec = cosched::swfgen::format_apps(cli.apps), output = "-";
   std::string mix_by = "jobs", model = "lognormal";
@@ -82,7 +85,7 @@ int main(int argc, char** argv) {
                  "each resubmitted on completion (SWF fields 17-18) for --duration seconds");
   app.add_option("--output,-o", output, "output file ('-' = stdout; a .gz name compresses)")->capture_default_str();
 
-  CLI11_PARSE(app, argc, argv);
+  COSCHED_CLI_PARSE(app, argc, argv);
 
   auto apps = cosched::swfgen::parse_apps(apps_spec);
   if (!apps) {

@@ -216,7 +216,7 @@ class Job:
 class ResourceManager:
     """cosched-rm in the foreground on a private socket; stopped (and checked) by stop()."""
 
-    def __init__(self, *extra, cpus="0-1", policy="equip", quantum_ms=100, user=None):
+    def __init__(self, *extra, cpus="0-1", policy="equip", quantum_ms=100, user=None, lock_dir=None):
         self.dir = tempfile.mkdtemp(prefix="cosched-it-")
         if user is not None:
             os.chown(self.dir, user, user)
@@ -226,7 +226,10 @@ class ResourceManager:
         cmd = as_user(user) + [RM, "--foreground", "--socket", self.socket, "--cpus", cpus, "--policy", policy,
                "--quantum-ms", str(quantum_ms), "--log", self.log] + list(extra)
         self._err = open(self.messages, "w")
-        self.proc = subprocess.Popen(cmd, stdout=self._err, stderr=subprocess.STDOUT)
+        # One RM per CPU is enforced through lock files (docs/usage.md): each test RM has its own lock
+        # directory unless a test shares one on purpose, so the RMs a test starts never refuse each other.
+        env = dict(os.environ, COSCHED_LOCK_DIR=lock_dir or os.path.join(self.dir, "locks"))
+        self.proc = subprocess.Popen(cmd, stdout=self._err, stderr=subprocess.STDOUT, env=env)
         wait_for(lambda: os.path.exists(self.socket) or self.proc.poll() is not None, timeout=10,
                  what="the RM socket")
         if self.proc.poll() is not None:

@@ -2,7 +2,9 @@
 """Docs that match the code: every long option a command prints in its `--help` is named somewhere in
 README.md or docs/, every command exits 0 on `--help`, and every field of `cosched-ctl status --json` (top
 level, machine, and per job, before and after the first speedup report) is named in docs/usage.md. A new
-option or field without a line of documentation fails here, naming it."""
+option or field without a line of documentation fails here, naming it. The exit-status table of usage.md
+covers every command (test_cli.py checks the programs behave so), and the man pages built from --help carry
+every option and that table's rows."""
 import os
 import re
 import subprocess
@@ -47,6 +49,77 @@ class EveryOptionIsDocumented(unittest.TestCase):
                 missing += [f"{name} {o}" for o in sorted(options - docs)]
         self.assertEqual(missing, [], "options in --help that README.md and docs/ never mention")
 
+
+
+MAN_PAGES = {"cosched-rm": 8, "cosched-ctl": 1, "cosched-run": 1, "qsubmit": 1, "cosched-sim": 1,
+             "cosched-swfgen": 1, "cosched-report": 1}
+
+
+def exit_table():
+    """{status: (meaning, [commands])} from docs/usage.md's "Exit status" section."""
+    with open(os.path.join(ROOT, "docs/usage.md"), encoding="utf-8") as f:
+        usage = f.read()
+    section = usage.split("## Exit status", 1)[1].split("\n## ", 1)[0]
+    table = {}
+    for m in re.finditer(r"^\|\s*(\d+)\s*\|(.*)\|(.*)\|\s*$", section, re.M):
+        table[int(m.group(1))] = (m.group(2).strip(), [c.strip() for c in m.group(3).split(",")])
+    return table
+
+
+def statuses_for(name):
+    return sorted(s for s, (_, commands) in exit_table().items()
+                  if "all" in commands or any(c == name or c.startswith(name + " ") for c in commands))
+
+
+class ExitStatusTable(unittest.TestCase):
+    def test_one_convention_covers_every_command(self):
+        table = exit_table()
+        self.assertEqual(sorted(table), [0, 1, 2, 3], "usage.md's table: 0 ok, 1 failure, 2 usage, 3 no RM")
+        for name in MAN_PAGES:
+            with self.subTest(command=name):
+                self.assertIn(0, statuses_for(name))
+                self.assertIn(2, statuses_for(name))
+        self.assertEqual([n for n in MAN_PAGES if 3 in statuses_for(n)], ["cosched-ctl", "qsubmit"])
+
+    def test_help_texts_agree_with_the_table(self):
+        for name, argv in COMMANDS.items():
+            if name not in MAN_PAGES:
+                continue
+            r = subprocess.run(argv + ["--help"], capture_output=True, text=True, timeout=30)
+            m = re.search(r"Exit status:([^\n]*)", r.stdout)
+            if m:
+                with self.subTest(command=name):
+                    said = {int(s) for s in re.findall(r"(?<![\w.-])(\d)(?= )", m.group(1))}
+                    self.assertLessEqual(said, set(statuses_for(name)), f"{name} --help: {m.group(0)}")
+
+
+def man_text(path):
+    """A page's text as a reader sees the words: roff's escaped minus back to '-'."""
+    with open(path, encoding="utf-8") as f:
+        return f.read().replace("\\-", "-").replace("\\e", "\\")
+
+
+class ManPages(unittest.TestCase):
+    def test_every_command_has_a_page_with_its_options_and_exit_statuses(self):
+        for name, section in MAN_PAGES.items():
+            with self.subTest(command=name):
+                path = os.path.join(BUILD, "man", f"man{section}", f"{name}.{section}")
+                self.assertTrue(os.path.exists(path), f"{path} was not built")
+                page = man_text(path)
+                self.assertTrue(page.startswith(f".TH {name.upper()} {section} "), page[:80])
+                r = subprocess.run(COMMANDS[name] + ["--help"], capture_output=True, text=True, timeout=30)
+                options = set(LONG_OPTION.findall(r.stdout)) - {"--help"}
+                missing = sorted(o for o in options if o not in page)
+                self.assertEqual(missing, [], f"{name}({section}) lacks options of --help")
+                exit_part = page.split(".SH EXIT STATUS", 1)[1].split(".SH ", 1)[0]
+                listed = sorted(int(s) for s in re.findall(r"\\fB(\d+)\\fR", exit_part))
+                self.assertEqual(listed, statuses_for(name), f"{name}({section}) EXIT STATUS")
+
+    def test_ctl_page_describes_every_subcommand(self):
+        page = man_text(os.path.join(BUILD, "man", "man1", "cosched-ctl.1"))
+        for sub in ("status", "why", "policy", "set", "may-start", "policies", "shutdown", "history"):
+            self.assertIn(f".SS {sub}", page)
+        self.assertIn("--format", page)
 
 
 class EveryStatusFieldIsDocumented(RmTestCase):

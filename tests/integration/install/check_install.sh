@@ -6,9 +6,22 @@ build=$1
 prefix=$(mktemp -d /tmp/cosched-install-XXXXXX)
 trap 'rm -rf "$prefix"' EXIT
 cmake --install "$build" --prefix "$prefix" >/dev/null
-for f in bin/cosched-rm bin/cosched-ctl bin/cosched-run bin/qsubmit bin/cosched-sim lib/libcosched.so lib/libcosched_wrap.so.0 include/cosched/selfanalyzer.h \
-         lib/cmake/Cosched/CoschedConfig.cmake lib/pkgconfig/cosched.pc; do
+programs="cosched-rm cosched-ctl cosched-run qsubmit cosched-sim cosched-swfgen cosched-report"
+for f in lib/libcosched.so lib/libcosched_wrap.so.0 include/cosched/selfanalyzer.h \
+         lib/cmake/Cosched/CoschedConfig.cmake lib/pkgconfig/cosched.pc \
+         share/doc/cosched/README.md share/doc/cosched/usage.md share/cosched/workloads/w3-mini.swf \
+         share/cosched/workloads/catalog.yaml lib/systemd/system/cosched-rm.service \
+         share/man/man8/cosched-rm.8 share/man/man1/cosched-ctl.1 share/man/man1/cosched-run.1 \
+         share/man/man1/qsubmit.1 share/man/man1/cosched-sim.1 share/bash-completion/completions/cosched-ctl; do
   [ -e "$prefix/$f" ] || { echo "missing after install: $f"; exit 1; }
+done
+grep -q "^ExecStart=$prefix/bin/cosched-rm --foreground" "$prefix/lib/systemd/system/cosched-rm.service" || {
+  echo "the systemd unit does not start the installed cosched-rm in the foreground"; exit 1; }
+# Every command is in PREFIX/bin after an install, and in the build tree's bin/ before one (README: PATH).
+for p in $programs; do
+  [ -x "$prefix/bin/$p" ] || { echo "missing after install: bin/$p"; exit 1; }
+  [ -x "$build/bin/$p" ] || { echo "missing in the build tree: $build/bin/$p"; exit 1; }
+  "$build/bin/$p" --help >/dev/null || { echo "$build/bin/$p --help failed"; exit 1; }
 done
 "$prefix/bin/cosched-rm" --help >/dev/null
 "$prefix/bin/cosched-run" --help >/dev/null
@@ -44,6 +57,12 @@ cmake -S "$src" -B "$src/build" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
 cmake --build "$src/build" >/dev/null
 out=$("$src/build/consumer")
 [ "$out" = "allocation 0" ] || { echo "consumer printed: $out"; exit 1; }
-PKG_CONFIG_PATH="$prefix/lib/pkgconfig" cc -o "$src/pc" "$src/main.c" $(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags --libs cosched)
+# cosched.pc names the prefix normalised, and carries the OpenMP flags a relinked code needs.
+libdir=$(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --variable=libdir cosched)
+[ "$libdir" = "$prefix/lib" ] || { echo "cosched.pc libdir is '$libdir', not '$prefix/lib'"; exit 1; }
+flags=$(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags --libs cosched)
+case "$flags" in *//*|*/../*) echo "cosched.pc paths are not normalised: $flags"; exit 1 ;; esac
+case "$flags" in *-fopenmp*) ;; *) echo "cosched.pc has no OpenMP flag: $flags"; exit 1 ;; esac
+PKG_CONFIG_PATH="$prefix/lib/pkgconfig" cc -o "$src/pc" "$src/main.c" $flags
 [ "$("$src/pc")" = "allocation 0" ]
 echo "install layout and package OK ($prefix)"

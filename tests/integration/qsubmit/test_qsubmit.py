@@ -188,6 +188,22 @@ class DynamicMultiprogrammingLevel(QsubmitTestCase):
                         f"no 1-CPU segment of job 1 covers job 2's start at {second['start']:.2f}: {segments}")
         decisions = open(os.path.join(out, "decisions.jsonl")).read()
         self.assertIn('"policy":"pdpa"', decisions.replace(" ", ""))
+        self.assert_rm_ids_join_the_decision_log(out, jobs)
+
+    def assert_rm_ids_join_the_decision_log(self, out, jobs):
+        """jobs.csv carries each job's RM id and pid, and the decision log names the same pair."""
+        logged = {}
+        with open(os.path.join(out, "decisions.jsonl")) as f:
+            for line in f:
+                for j in json.loads(line).get("jobs", []):
+                    logged.setdefault(j["id"], set()).add(j["pid"])
+        rm_ids = [int(j["rm_id"]) for j in jobs.values()]
+        self.assertEqual(len(set(rm_ids)), len(rm_ids), f"RM ids not distinct: {rm_ids}")
+        for job_id, j in jobs.items():
+            rm_id, pid = int(j["rm_id"]), int(j["pid"])
+            self.assertGreater(rm_id, 0, f"job {job_id} has no RM id in jobs.csv")
+            self.assertGreater(pid, 0, f"job {job_id} has no pid in jobs.csv")
+            self.assertEqual(logged.get(rm_id), {pid}, f"job {job_id}: RM id {rm_id} in the decision log")
 
     def test_equip_with_ml_1_makes_the_second_job_wait(self):
         t0 = time.monotonic()
@@ -226,6 +242,27 @@ class NativeRun(QsubmitTestCase):
         # Native programs see OMP_NUM_THREADS = request: amdahl prints its team size.
         with open(os.path.join(native, "jobs/2.out")) as f:
             self.assertIn("team 2", f.read())
+
+
+    def test_default_out_is_under_the_data_home_not_the_current_directory(self):
+        self.write_workload("; Version: 2.2\n; MaxProcs: 2\n2 0 -1 1 1 -1 -1 1 -1 -1 1 -1 -1 2 -1 -1 -1 -1\n",
+                            long_iters=1)
+        cwd = os.path.join(self.dir, "cwd")
+        data = os.path.join(self.dir, "data")
+        os.mkdir(cwd)
+        env = dict(self.env(), XDG_DATA_HOME=data)
+        r = subprocess.run([QSUBMIT, self.swf, "--native", "--time-scale", "0.5"], cwd=cwd, env=env,
+                           capture_output=True, text=True, timeout=120)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(os.listdir(cwd), [], "qsubmit wrote into the current directory")
+        runs = os.listdir(os.path.join(data, "cosched", "runs"))
+        self.assertEqual(len(runs), 1, runs)
+        self.assertTrue(runs[0].startswith("qsubmit-native-"), runs)
+        out = os.path.join(data, "cosched", "runs", runs[0])
+        self.assertIn(f"results: {out}", r.stdout)
+        jobs = read_jobs(out)
+        self.assertEqual(jobs[2]["rm_id"], -1, "a native job has no RM id")
+        self.assertGreater(jobs[2]["pid"], 0)
 
 
 class BadInput(QsubmitTestCase):
@@ -285,6 +322,10 @@ class ExistingRm(QsubmitTestCase):
             self.assertEqual({j["requested"] for j in jobs.values()}, {1}, "requests scaled from 4 CPUs to 2")
             self.assertTrue(os.path.exists(os.path.join(out, "decisions.jsonl")))
             self.assertEqual(rm.status()["jobs"], [], "every job left the RM")
+            # jobs.csv joins the RM's own decision log by (RM id, pid).
+            logged = {(j["id"], j["pid"]) for e in rm.decisions() for j in e.get("jobs", [])}
+            for job_id, j in jobs.items():
+                self.assertIn((int(j["rm_id"]), int(j["pid"])), logged, f"job {job_id}")
         finally:
             rm.stop()
             rm.remove_files()

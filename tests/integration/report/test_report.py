@@ -94,6 +94,57 @@ class Report(unittest.TestCase):
         r = report("--help")
         self.assertEqual(r.returncode, 0)
         self.assertIn("--gantt", r.stdout)
+        self.assertIn("pdf", r.stdout)
+
+    def test_pdf(self):
+        out = os.path.join(self.tmp.name, "report.pdf")
+        r = report(self.native, self.pdpa, "--out", out)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(out, "rb") as f:
+            self.assertEqual(f.read(5), b"%PDF-")
+
+
+def load_report_module():
+    """The script as a module, to look at what it draws (it has no .py suffix)."""
+    import importlib.machinery
+    import importlib.util
+    loader = importlib.machinery.SourceFileLoader("cosched_report", REPORT)
+    module = importlib.util.module_from_spec(importlib.util.spec_from_loader("cosched_report", loader))
+    loader.exec_module(module)
+    return module
+
+
+class Figure(unittest.TestCase):
+    """What the figure shows: job counts on whole ticks, equal runs still both visible, a title naming
+    the workload and time scale."""
+
+    def runs(self):
+        ml = [(0.0, 0), (1.0, 1), (2.5, 2), (4.0, 1), (6.0, 0)]
+        summary = {"workload": "/somewhere/w3-mini.swf", "time_scale": 0.5}
+        return [{"label": "native", "ml": ml, "summary": summary}, {"label": "pdpa", "ml": ml, "summary": summary}]
+
+    def test_ml_panel(self):
+        rep = load_report_module()
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        fig, ax = plt.subplots()
+        try:
+            rep.draw_ml(ax, self.runs())
+            fig.canvas.draw()
+            ticks = [t for t in ax.get_yticks() if ax.get_ylim()[0] <= t <= ax.get_ylim()[1]]
+            self.assertTrue(ticks)
+            self.assertTrue(all(float(t).is_integer() for t in ticks), f"fractional ticks on a job count: {ticks}")
+            first, second = ax.get_lines()[:2]
+            self.assertNotEqual(list(first.get_ydata()), list(second.get_ydata()),
+                                "equal runs drawn on top of each other")
+            self.assertNotEqual(first.get_linestyle(), second.get_linestyle())
+        finally:
+            plt.close(fig)
+
+    def test_title_names_workload_and_time_scale(self):
+        rep = load_report_module()
+        self.assertEqual(rep.figure_title(self.runs()), "w3-mini.swf, time scale 0.5")
 
 
 if __name__ == "__main__":

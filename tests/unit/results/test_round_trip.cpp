@@ -44,10 +44,11 @@ TEST(RoundTrip, JobsCsvColumns) {
   ASSERT_TRUE(write_run(dir.str(), four_job_run()));
   auto lines = lines_of(slurp(dir.file("jobs.csv")));
   ASSERT_EQ(lines.size(), 5U);
-  EXPECT_EQ(lines[0], "job,app,class,submit,start,end,wait,response,execution,requested,mean_cpus,exit_status");
-  EXPECT_EQ(lines[2], "2,bt,bt,2,4,12,2,10,8,2,2,0");
-  EXPECT_EQ(lines[3], "3,apsi,apsi,5,10,20,5,15,10,4,3.6,0");
-  EXPECT_EQ(lines[4], "4,apsi,apsi,6,-1,-1,-1,-1,-1,2,2,0");
+  EXPECT_EQ(lines[0],
+            "job,app,class,submit,start,end,wait,response,execution,requested,mean_cpus,exit_status,rm_id,pid");
+  EXPECT_EQ(lines[2], "2,bt,bt,2,4,12,2,10,8,2,2,0,-1,-1");
+  EXPECT_EQ(lines[3], "3,apsi,apsi,5,10,20,5,15,10,4,3.6,0,-1,-1");
+  EXPECT_EQ(lines[4], "4,apsi,apsi,6,-1,-1,-1,-1,-1,2,2,0,-1,-1");
 }
 
 TEST(RoundTrip, ReadGivesTheRunBack) {
@@ -55,6 +56,8 @@ TEST(RoundTrip, ReadGivesTheRunBack) {
   original.jobs[0].submit = 0.1 + 0.2;  // not representable in short decimal: needs full precision
   original.jobs[0].app = "needs \"quotes\", and commas";
   original.jobs[1].exit_status = 3;
+  original.jobs[1].rm_id = 17;
+  original.jobs[1].pid = 4242;
   TempDir dir;
   ASSERT_TRUE(write_run(dir.str(), original));
   auto read = read_run(dir.str());
@@ -78,6 +81,8 @@ TEST(RoundTrip, ReadGivesTheRunBack) {
     EXPECT_EQ(b.start, a.start);
     EXPECT_EQ(b.end, a.end);
     EXPECT_EQ(b.requested, a.requested);
+    EXPECT_EQ(b.rm_id, a.rm_id);
+    EXPECT_EQ(b.pid, a.pid);
     EXPECT_EQ(b.exit_status, a.exit_status);
     ASSERT_EQ(b.allocation.size(), a.allocation.size());
     for (std::size_t k = 0; k < a.allocation.size(); ++k) {
