@@ -80,27 +80,16 @@ class CgroupEnforcer final : public Enforcer {
       }
     }
     guard_.job_released(job.pid);
-    if (::rmdir(job.cgroup_dir.c_str()) != 0 && errno != ENOENT) pending_.push_back(job.cgroup_dir);
+    pending_.remove(job.cgroup_dir);
     job.cgroup_dir.clear();
   }
 
-  void tidy() override {
-    std::vector<std::string> still;
-    for (auto& d : pending_) {
-      if (::rmdir(d.c_str()) != 0 && errno == EBUSY) still.push_back(d);
-    }
-    pending_.swap(still);
-  }
+  void tidy() override { pending_.tidy(); }
 
   void shutdown() override {
     if (rm_dir_.empty()) return;
-    for (int i = 0; i < 20 && !pending_.empty(); ++i) {
-      tidy();
-      if (!pending_.empty()) ::usleep(50 * 1000);  // exiting tasks leave their cgroup shortly
-    }
     // Still busy (a job that exited but is not reaped yet): the guard, which outlives us, removes them.
-    for (const auto& d : pending_) guard_.owns_dir(d);
-    pending_.clear();
+    pending_.drain([this](const std::string& d) { guard_.owns_dir(d); });
     ::rmdir(rm_dir_.c_str());
     rm_dir_.clear();
   }
@@ -110,7 +99,7 @@ class CgroupEnforcer final : public Enforcer {
   Mount mount_;
   std::string rm_dir_;
   Guard& guard_;
-  std::vector<std::string> pending_;
+  cgroupfs::PendingDirs pending_;
 };
 
 }  // namespace

@@ -1,5 +1,9 @@
 #include "cgroup_fs.hpp"
 
+#include <unistd.h>
+
+#include <cerrno>
+
 #include <fstream>
 #include <sstream>
 
@@ -54,5 +58,19 @@ std::string read_line(const std::string& path) {
   std::getline(in, s);
   return s;
 }
+
+void PendingDirs::remove(const std::string& dir) {
+  if (::rmdir(dir.c_str()) != 0 && errno != ENOENT) dirs_.push_back(dir);
+}
+
+void PendingDirs::tidy() {
+  std::vector<std::string> still;
+  for (auto& d : dirs_) {
+    if (::rmdir(d.c_str()) != 0 && errno == EBUSY) still.push_back(d);
+  }
+  dirs_.swap(still);
+}
+
+void PendingDirs::pause_briefly() { ::usleep(50 * 1000); }
 
 }  // namespace cosched::rm::cgroupfs

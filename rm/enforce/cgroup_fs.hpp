@@ -5,6 +5,7 @@
 #include <sys/types.h>
 
 #include <string>
+#include <vector>
 
 namespace cosched::rm::cgroupfs {
 
@@ -25,5 +26,30 @@ std::string to_fs(const Mount& m, const std::string& cg);
 
 // The first line of a control file, empty when it cannot be read.
 std::string read_line(const std::string& path);
+
+// Cgroup directories the RM made and could not remove yet (a task that exited but is not reaped keeps its
+// cgroup busy for a moment).
+class PendingDirs {
+ public:
+  // Removes `dir` now, or keeps it for later when it is still busy.
+  void remove(const std::string& dir);
+  // Tries the kept ones again (each quantum).
+  void tidy();
+  // At shutdown: tries for up to a second, then hands what is left to `hand_over` (the guard, which
+  // outlives the RM and keeps trying).
+  template <typename HandOver>
+  void drain(HandOver hand_over) {
+    for (int i = 0; i < 20 && !dirs_.empty(); ++i) {
+      tidy();
+      if (!dirs_.empty()) pause_briefly();
+    }
+    for (const auto& d : dirs_) hand_over(d);
+    dirs_.clear();
+  }
+
+ private:
+  static void pause_briefly();  // 50 ms: exiting tasks leave their cgroup shortly
+  std::vector<std::string> dirs_;
+};
 
 }  // namespace cosched::rm::cgroupfs

@@ -76,29 +76,19 @@ class FreezerStopper final : public Stopper {
                        job.freezer_restore_procs, std::strerror(err));
         }
       }
-      if (::rmdir(job.freezer_dir.c_str()) != 0 && errno != ENOENT) pending_.push_back(job.freezer_dir);
+      pending_.remove(job.freezer_dir);
     }
     guard_.job_resumed(job.pid);
     job.freezer_dir.clear();
     job.freezer_owned = false;
   }
 
-  void tidy() override {
-    std::vector<std::string> still;
-    for (auto& d : pending_) {
-      if (::rmdir(d.c_str()) != 0 && errno == EBUSY) still.push_back(d);
-    }
-    pending_.swap(still);
-  }
+  void tidy() override { pending_.tidy(); }
 
   void shutdown() override {
     if (rm_dir_.empty()) return;
-    for (int i = 0; i < 20 && !pending_.empty(); ++i) {
-      tidy();
-      if (!pending_.empty()) ::usleep(50 * 1000);
-    }
-    for (const auto& d : pending_) guard_.owns_dir(d);  // the guard outlives us and keeps trying
-    pending_.clear();
+    // Still busy (a job that exited but is not reaped yet): the guard, which outlives us, removes them.
+    pending_.drain([this](const std::string& d) { guard_.owns_dir(d); });
     if (rm_dir_made_) ::rmdir(rm_dir_.c_str());
     rm_dir_.clear();
   }
@@ -140,7 +130,7 @@ class FreezerStopper final : public Stopper {
   bool cpuset_v2_;
   bool rm_dir_made_ = false;
   Guard& guard_;
-  std::vector<std::string> pending_;
+  cgroupfs::PendingDirs pending_;
 };
 
 }  // namespace
