@@ -68,6 +68,16 @@ def main():
     ap.add_argument("--iterations", type=int, default=50, help="of 2 ms each per job (100 ms of CPU)")
     a = ap.parse_args()
 
+    # The poller runs at the RM's niceness (-10) when it may, the jobs at 0: otherwise the figure is the
+    # client's own wait for a CPU among hundreds of job threads, not the RM's answer.
+    try:
+        os.setpriority(os.PRIO_PROCESS, 0, -10)
+    except PermissionError:
+        print("note: cannot raise the poller's priority (not root): round trips include its own CPU wait")
+
+    def as_job():
+        os.setpriority(os.PRIO_PROCESS, 0, 0)
+
     d = tempfile.mkdtemp(prefix="cosched-bench-")
     sock = os.path.join(d, "rm.sock")
     rm = subprocess.Popen([os.path.join(a.build, "rm/cosched-rm"), "--foreground", "--socket", sock, "--cpus", "0-1",
@@ -83,7 +93,7 @@ def main():
             procs.append(subprocess.Popen(
                 [os.path.join(a.build, "libruntime/launcher/cosched-run"), "--socket", sock, "--request", "2",
                  "--quiet", "--", os.path.join(a.build, "bin/amdahl-clang"), "--iterations", str(a.iterations), "--work-ms", "2"],
-                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=as_job))
         rtts, most = [], 0
         while any(p.poll() is None for p in procs):
             t = time.monotonic()
