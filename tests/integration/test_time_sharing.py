@@ -209,23 +209,6 @@ class GuardThawsAfterRmDeath(RmTestCase):
         self.check_backend("signal")
 
 
-def native_iteration_s(work_ms, iterations=40):
-    """Median per-iteration time of the Amdahl program run natively at 2 threads."""
-    env = dict(os.environ, OMP_NUM_THREADS="2", KMP_AFFINITY="disabled")
-    out = subprocess.run([program("amdahl-clang"), "--serial-fraction", "0", "--iterations", str(iterations),
-                          "--work-ms", str(work_ms)], env=env, capture_output=True, text=True, check=True).stdout
-    times = [float(l.split()[-1]) for l in out.splitlines() if l.startswith("iter ")]
-    return statistics.median(times[2:])
-
-
-def low_quantile(times, q=0.2):
-    """The q-quantile of iteration times: on a machine shared with other tenants a two-thread team now and
-    then has both threads on one CPU (twice the time); the low quantile is the time of an undisturbed
-    iteration, in the run alone and under gang alike."""
-    ordered = sorted(times)
-    return ordered[int(q * (len(ordered) - 1))]
-
-
 class MeasurementAcrossStops(RmTestCase):
     def test_iteration_time_under_gang_matches_running_alone(self):
         # Iterations of ~150 ms at two threads in quanta of 200 ms, two jobs: each sits out 200 ms in every
