@@ -1,0 +1,43 @@
+// The counter-free bandwidth sensor: what a machine without a PMU (this CI's VM, most clouds) can still
+// tell. It needs no hardware counter and no help from the program beyond what libcosched already measures:
+// the SelfAnalyzer's clean iteration times (proto::SensorBlock).
+//
+// Per job and team size it keeps the fastest interval seen, its "alone" iteration time; an interval's
+// slowdown is its mean iteration time over that. The slowdowns of the jobs that ran side by side are then
+// explained by the contention model (contention_model.hpp) run backward: each job's memory fraction m,
+// hence its demand m·n·b and its consumption m·n·b / s, the reading. A job keeps the fraction learned in
+// the last interval where contention was visible (some job slowed by more than Calibration::min_slowdown);
+// a job never seen under contention has none yet and gets no reading (the policy then has no data for it).
+//
+// Without a calibration (cosched-rm --mem-bandwidth, --thread-bandwidth, --contention) it still reports the
+// slowdown, with no rate. Error sources, measured in docs/performance.md: the model itself; an "alone" time
+// that was never truly alone (a job that always ran next to a streamer looks unslowed); outside CPU load
+// (the SelfAnalyzer drops samples it can see waiting for a CPU); phases of different work.
+#pragma once
+
+#include <map>
+
+#include "contention_model.hpp"
+#include "sensor.hpp"
+
+namespace cosched::sensors {
+
+class CounterFree final : public Backend {
+ public:
+  explicit CounterFree(const Calibration& c) : cal_(c) {}
+  [[nodiscard]] std::string_view name() const override { return "counter-free"; }
+  void forget(policy::JobId id) override { jobs_.erase(id); }
+  void sample(const std::vector<Interval>& jobs, std::vector<Reading>& out) override;
+
+  [[nodiscard]] const Calibration& calibration() const { return cal_; }
+
+ private:
+  struct JobState {
+    std::map<int, double> alone_s;  // team size → fastest mean iteration time seen
+    double memory_fraction = -1;    // latest learned m; -1 none yet
+  };
+  Calibration cal_;
+  std::map<policy::JobId, JobState> jobs_;
+};
+
+}  // namespace cosched::sensors
