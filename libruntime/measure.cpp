@@ -119,6 +119,7 @@ inline void publish() noexcept {
   auto& sensors = g_arena->sensors;
   sensors.clean_team.store(g_analyzer->clean_team(), std::memory_order_relaxed);
   sensors.clean_ns.store(g_analyzer->clean_ns(), std::memory_order_relaxed);
+  sensors.clean_wait_ns.store(g_analyzer->clean_wait_ns(), std::memory_order_relaxed);
   sensors.clean_iterations.store(g_analyzer->clean_iterations(), std::memory_order_release);
   if (seq == g_published_seq && phase == g_published_phase) return;
   sa::Report r;

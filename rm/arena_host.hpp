@@ -34,6 +34,7 @@ struct ArenaSensors {
   bool reports_bytes = false;
   std::uint64_t bytes = 0;
   std::uint64_t clean_ns = 0;
+  std::uint64_t clean_wait_ns = 0;
   std::uint64_t clean_iterations = 0;
   int clean_team = 0;
 };

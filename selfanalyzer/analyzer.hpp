@@ -129,6 +129,8 @@ class Analyzer {
   // hungry neighbour is exactly what the RM's counter-free bandwidth sensor looks for (proto::SensorBlock).
   [[nodiscard]] std::uint64_t clean_iterations() const noexcept { return clean_iterations_; }
   [[nodiscard]] std::uint64_t clean_ns() const noexcept { return clean_ns_; }
+  // The run-queue delay of the threads during those samples, summed over the threads (0 where unknown).
+  [[nodiscard]] std::uint64_t clean_wait_ns() const noexcept { return clean_wait_ns_; }
   [[nodiscard]] int clean_team() const noexcept { return clean_team_; }
   // How often the measurement was thrown away, and why the latest time (docs/selfanalyzer.md, "Comparing
   // like with like").
@@ -200,6 +202,7 @@ class Analyzer {
   int load_shift_dir_ = 0;
   std::uint64_t clean_iterations_ = 0;
   std::uint64_t clean_ns_ = 0;
+  std::uint64_t clean_wait_ns_ = 0;
   int clean_team_ = 0;
   std::uint32_t restarts_ = 0;
   proto::MeasureRestart last_restart_ = proto::MeasureRestart::none;

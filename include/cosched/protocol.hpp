@@ -194,9 +194,12 @@ struct alignas(64) SensorBlock {
   std::atomic<std::uint64_t> bytes;
   std::atomic<std::uint32_t> reports_bytes;
   // The SelfAnalyzer's clean iteration samples (not spanning a stop, a team or CPU-set change, or a burst
-  // of outside CPU load), cumulated by the measuring thread: total time, iterations, and the team size of
-  // the latest one. The counter-free sensor's input: mean iteration time over an interval, per team size.
+  // of outside CPU load), cumulated by the measuring thread: total time, the time their threads spent
+  // waiting for a CPU (run-queue delay summed over the threads; 0 where unknown), iterations, and the team
+  // size of the latest one. The counter-free sensor's input: mean iteration time over an interval, net of
+  // waiting for a CPU, per team size.
   alignas(64) std::atomic<std::uint64_t> clean_ns;
+  std::atomic<std::uint64_t> clean_wait_ns;
   std::atomic<std::uint64_t> clean_iterations;
   std::atomic<std::int32_t> clean_team;
 };

@@ -5,6 +5,20 @@
 namespace cosched::sensors {
 
 void CounterFree::sample(const std::vector<Interval>& jobs, std::vector<Reading>& out) {
+  // Who ran next to whom: a job's first set of neighbours, and whether it has met others since.
+  for (const Interval& j : jobs) {
+    std::vector<policy::JobId> neighbours;
+    for (const Interval& o : jobs) {
+      if (o.id != j.id) neighbours.push_back(o.id);
+    }
+    JobState& st = jobs_[j.id];
+    if (!st.seen) {
+      st.seen = true;
+      st.first_neighbours = std::move(neighbours);
+    } else if (neighbours != st.first_neighbours) {
+      st.varied = true;
+    }
+  }
   // 1. Each measured job's slowdown against its fastest interval at the same team size.
   std::vector<std::size_t> measured;  // indexes into jobs
   std::vector<double> slowdowns;
@@ -37,7 +51,12 @@ void CounterFree::sample(const std::vector<Interval>& jobs, std::vector<Reading>
     r.slowdown = slowdowns[k];
     if (cal_.calibrated() && st.memory_fraction >= 0) {
       r.has_rate = true;
-      r.bytes_per_s = model_demand({j.threads, st.memory_fraction}, cal_) / slowdowns[k];
+      // The traffic while running, over the share of the interval it ran: bytes per second of wall time, as
+      // the other backends count them.
+      r.bytes_per_s = model_demand({j.threads, st.memory_fraction}, cal_) / slowdowns[k] * j.cpu_share;
+    } else if (cal_.calibrated() && st.varied && slowdowns[k] - 1 <= cal_.min_slowdown) {
+      r.has_rate = true;  // never seen slowed: 0, until a memory-bound neighbour shows otherwise
+      r.bytes_per_s = 0;
     }
     out.push_back(r);
   }

@@ -5,9 +5,12 @@
 // Per job and team size it keeps the fastest interval seen, its "alone" iteration time; an interval's
 // slowdown is its mean iteration time over that. The slowdowns of the jobs that ran side by side are then
 // explained by the contention model (contention_model.hpp) run backward: each job's memory fraction m,
-// hence its demand m·n·b and its consumption m·n·b / s, the reading. A job keeps the fraction learned in
-// the last interval where contention was visible (some job slowed by more than Calibration::min_slowdown);
-// a job never seen under contention has none yet and gets no reading (the policy then has no data for it).
+// hence its demand m·n·b and its consumption m·n·b / s while running, times the share of the interval its
+// threads were not waiting for a CPU: the reading, in bytes per second of wall time like the other backends. A job keeps the fraction learned in
+// the last interval where contention was visible (some job slowed by more than Calibration::min_slowdown).
+// A job gets no reading until it has run next to two different sets of neighbours (before that its "alone"
+// may be its usual crowd); after that, one never seen slowed reads 0 bytes/s: the optimistic guess, which
+// puts it next to a memory-bound job, where it is seen for what it is.
 //
 // Without a calibration (cosched-rm --mem-bandwidth, --thread-bandwidth, --contention) it still reports the
 // slowdown, with no rate. Error sources, measured in docs/performance.md: the model itself; an "alone" time
@@ -16,6 +19,7 @@
 #pragma once
 
 #include <map>
+#include <vector>
 
 #include "contention_model.hpp"
 #include "sensor.hpp"
@@ -35,6 +39,9 @@ class CounterFree final : public Backend {
   struct JobState {
     std::map<int, double> alone_s;  // team size → fastest mean iteration time seen
     double memory_fraction = -1;    // latest learned m; -1 none yet
+    bool seen = false;
+    std::vector<policy::JobId> first_neighbours;  // who ran next to it in its first interval
+    bool varied = false;            // it has run next to other neighbours since: its "alone" means something
   };
   Calibration cal_;
   std::map<policy::JobId, JobState> jobs_;

@@ -36,8 +36,10 @@ struct Interval {
   int threads = 1;             // its allocation during the interval
   bool reports_bytes = false;  // the program has called cosched_report_bytes (ever)
   double bytes = 0;            // bytes it reported during the interval
-  double iteration_s = 0;      // mean clean iteration time during the interval (SelfAnalyzer); 0 unknown
+  double iteration_s = 0;      // mean clean iteration time during the interval (SelfAnalyzer), net of the
+                               // time its threads waited for a CPU; 0 unknown
   int team = 0;                // the team size of those iterations
+  double cpu_share = 1;        // the share of those iterations' time the threads were not waiting for a CPU
 
   [[nodiscard]] double length() const { return end - start; }
 };

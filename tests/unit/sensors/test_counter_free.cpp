@@ -72,8 +72,9 @@ TEST(CounterFree, LearnsFromContentionAndReportsConsumption) {
   const double s = 1 + 1.7 * (50.0 / 29.0 - 1);
   EXPECT_NEAR(r->slowdown, s, 1e-9);
   EXPECT_NEAR(r->bytes_per_s, 25e9 / s, 1e3);
-  // BBMA next to nBBMA: no visible contention (25.5 GB/s < 29): the fractions learned stand; nBBMA
-  // has none yet, so it gets a slowdown and no rate.
+  // BBMA next to nBBMA: no visible contention (25.5 GB/s < 29): the fractions learned stand. nBBMA has
+  // no fraction, but has now run next to someone else than at first (alone) and was not slowed: 0 bytes/s,
+  // the optimistic guess.
   out.clear();
   cf.sample(interval({bbma, nbbma}, c, 0.5), out);
   r = find(out, 1);
@@ -81,7 +82,8 @@ TEST(CounterFree, LearnsFromContentionAndReportsConsumption) {
   EXPECT_NEAR(r->bytes_per_s, 25e9, 1e3);
   r = find(out, 2);
   ASSERT_NE(r, nullptr);
-  EXPECT_FALSE(r->has_rate);
+  ASSERT_TRUE(r->has_rate);
+  EXPECT_DOUBLE_EQ(r->bytes_per_s, 0);
   // nBBMA between the two BBMAs (3 jobs on a 3-CPU machine): contention visible, nBBMA's m ≈ 0.02.
   out.clear();
   cf.sample(interval({bbma, nbbma, bbma2}, c, 0.6), out);
@@ -133,6 +135,29 @@ TEST(CounterFree, UncalibratedGivesSlowdownsOnly) {
   ASSERT_EQ(out.size(), 2u);
   EXPECT_FALSE(out[1].has_rate);
   EXPECT_DOUBLE_EQ(out[1].slowdown, 3.0);
+}
+
+TEST(CounterFree, NoReadingUntilAJobHasMetOtherNeighbours) {
+  // Two jobs that have only ever run together: each one's "alone" is the other's company, so nothing is
+  // known; no reading at all (not even the optimistic 0).
+  CounterFree cf(machine());
+  std::vector<Reading> out;
+  const Model a{1, 1, 1.0, 0.010};
+  const Model b{2, 1, 1.0, 0.010};
+  for (int k = 1; k <= 3; ++k) cf.sample(interval({a, b}, machine(), 0.1 * k), out);
+  for (const auto& r : out) EXPECT_FALSE(r.has_rate);
+  // Now one runs alone: it is 2.2 times faster. It has met other company (none), is unslowed: 0 for now;
+  // back together, both are slowed against that: contention visible, m = 1 learned for the measured one.
+  out.clear();
+  cf.sample(interval({a}, machine(), 0.4), out);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_TRUE(out[0].has_rate);
+  out.clear();
+  cf.sample(interval({a, b}, machine(), 0.5), out);
+  const Reading* r = find(out, 1);
+  ASSERT_NE(r, nullptr);
+  ASSERT_TRUE(r->has_rate);
+  EXPECT_NEAR(r->slowdown, 1 + 1.7 * (50.0 / 29.0 - 1), 1e-9);
 }
 
 TEST(CounterFree, JobsWithoutIterationsGetNothing) {
