@@ -46,7 +46,10 @@ bool infer_memory_fractions(const std::vector<double>& slowdowns, const std::vec
   if (!(e > 0) || !std::isfinite(e)) return false;
   fractions.resize(slowdowns.size());
   for (std::size_t i = 0; i < slowdowns.size(); ++i) {
-    fractions[i] = std::clamp((slowdowns[i] - 1.0) / (c.contention * e), 0.0, 1.0);
+    // A slowdown within the noise band is no evidence of memory traffic: where k·e is small (weak
+    // contention) dividing it by k·e would turn a cache-resident job's noise into a large fraction.
+    const double over = slowdowns[i] - 1.0;
+    fractions[i] = over <= c.min_slowdown ? 0.0 : std::clamp(over / (c.contention * e), 0.0, 1.0);
   }
   if (excess != nullptr) *excess = e;
   return true;

@@ -46,7 +46,8 @@ double model_demand(const Demand& d, const Calibration& c);
 
 // Backward: the memory fractions that explain the measured `slowdowns` (≥ 1) of jobs with `threads`,
 // given `prior_demand` bytes/s of co-running jobs whose slowdown was not measured. Solves the model for e
-// (a quadratic, one positive root), then m_i = (s_i − 1) / (k·e), clipped to [0, 1]. Returns false (and
+// (a quadratic, one positive root), then m_i = (s_i − 1) / (k·e), clipped to [0, 1], and 0 for a job whose
+// own slowdown is within c.min_slowdown (noise, not traffic). Returns false (and
 // leaves `fractions` empty) when no job is slowed by more than c.min_slowdown or c is incomplete.
 bool infer_memory_fractions(const std::vector<double>& slowdowns, const std::vector<int>& threads,
                             double prior_demand, const Calibration& c, std::vector<double>& fractions,

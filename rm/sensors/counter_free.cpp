@@ -40,7 +40,15 @@ void CounterFree::sample(const std::vector<Interval>& jobs, std::vector<Reading>
   // 2. The model backward, when contention is visible: new memory fractions for every measured job.
   std::vector<double> fractions;
   if (infer_memory_fractions(slowdowns, threads, prior, cal_, fractions)) {
-    for (std::size_t k = 0; k < measured.size(); ++k) jobs_[jobs[measured[k]].id].memory_fraction = fractions[k];
+    for (std::size_t k = 0; k < measured.size(); ++k) {
+      JobState& st = jobs_[jobs[measured[k]].id];
+      st.learned.push_back(fractions[k]);
+      if (st.learned.size() > kLearned) st.learned.erase(st.learned.begin());
+      std::vector<double> sorted = st.learned;
+      std::sort(sorted.begin(), sorted.end());
+      const std::size_t n = sorted.size();
+      st.memory_fraction = n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+    }
   }
   // 3. Readings: the consumption m·n·b / s where m is known, the slowdown alone otherwise.
   for (std::size_t k = 0; k < measured.size(); ++k) {
