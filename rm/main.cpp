@@ -13,7 +13,6 @@
 
 #include "cosched/cli.hpp"
 #include "cosched/log.hpp"
-#include "cosched/rate.hpp"
 #include "cosched/wire.hpp"
 #include "daemon.hpp"
 #include "policies/registry.hpp"
@@ -139,21 +138,10 @@ int main(int argc, char** argv) {
                      ". auto tries perf_event, papi, app-reported (programs calling cosched_report_bytes), "
                      "counter-free (SelfAnalyzer slowdowns), per job in that order; status names the one in use")
       ->capture_default_str();
-  auto rate_option = [&app](const char* flag, double& out, const char* help) {
-    app.add_option_function<std::string>(
-           flag,
-           [&out, flag](const std::string& v) {
-             auto r = cosched::parse_rate(v);
-             if (!r) throw CLI::ValidationError(flag, r.error().message);
-             out = *r;
-           },
-           help)
-        ->type_name("RATE");
-  };
-  rate_option("--mem-bandwidth", cfg.mem_bandwidth,
+  cosched::cli::add_rate(app, "--mem-bandwidth", cfg.mem_bandwidth,
               "bytes/s the memory sustains with every managed CPU streaming (e.g. 29G; scripts/calibrate-bandwidth): "
               "the bus capacity of latest-quantum and quanta-window, and the counter-free sensor's B");
-  rate_option("--thread-bandwidth", cfg.thread_bandwidth,
+  cosched::cli::add_rate(app, "--thread-bandwidth", cfg.thread_bandwidth,
               "bytes/s one streaming thread (BBMA) moves alone: the counter-free sensor's b");
   app.add_option("--contention", cfg.contention,
                  "the counter-free sensor's k: slowdown per unit of excess demand of a purely memory-bound job "

@@ -3,7 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
-#include "cosched/rate.hpp"
+#include "cosched/cli.hpp"
 
 namespace cosched::sim {
 
@@ -96,21 +96,10 @@ ParsedOptions parse_options(int argc, char** argv) {
   app.add_option("--seed", o.sim.seed, "seed of the measurement noise")->capture_default_str();
 
   // Memory contention (docs/simulator.md, "Memory contention"): off unless the three constants are given.
-  auto rate_option = [&app](const char* flag, double& out, const char* help) {
-    app.add_option_function<std::string>(
-           flag,
-           [&out, flag](const std::string& v) {
-             auto r = parse_rate(v);
-             if (!r) throw CLI::ValidationError(flag, r.error().message);
-             out = *r;
-           },
-           help)
-        ->type_name("RATE");
-  };
-  rate_option("--mem-bandwidth", o.sim.memory.machine_bytes_per_s,
+  cli::add_rate(app, "--mem-bandwidth", o.sim.memory.machine_bytes_per_s,
               "memory bandwidth of the simulated machine with every CPU streaming, bytes/s (e.g. 29G): the "
               "contention model's B and the bandwidth policies' bus capacity");
-  rate_option("--thread-bandwidth", o.sim.memory.thread_bytes_per_s,
+  cli::add_rate(app, "--thread-bandwidth", o.sim.memory.thread_bytes_per_s,
               "what one streaming thread moves alone, bytes/s: the model's b (a job's memory fraction is its "
               "catalog bandwidth / b)");
   app.add_option("--contention", o.sim.memory.contention, "the model's k: slowdown per unit of excess demand")
