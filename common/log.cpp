@@ -17,7 +17,7 @@ std::array<Level, static_cast<int>(Sub::count_)> g_threshold = [] {
 
 namespace {
 constexpr std::array<std::string_view, static_cast<int>(Sub::count_)> kSubNames = {
-    "rm", "policy", "arena", "enforce", "ctl", "ompt", "qs", "sim"};
+    "rm", "policy", "arena", "enforce", "ctl", "ompt", "qs", "sim", "sensor"};
 constexpr std::array<std::string_view, 5> kLevelNames = {"error", "warn", "info", "debug", "trace"};
 
 std::string g_program = "cosched";

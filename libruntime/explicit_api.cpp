@@ -16,4 +16,16 @@ __attribute__((visibility("default"))) int cosched_allocation(void) {
   return cosched::rt::granted_team();
 }
 
+// App-reported memory traffic (rm/sensors/app_reported.cpp reads it). Any thread; one atomic add into the
+// arena, nothing else (the arena stays mapped after the RM dies, so no check beyond `managed` is needed).
+__attribute__((visibility("default"))) void cosched_report_bytes(uint64_t bytes) {
+  if (!cosched::rt::g_tool.managed.load(std::memory_order_acquire)) return;
+  auto& s = cosched::rt::g_tool.arena->sensors;
+  s.bytes.fetch_add(bytes, std::memory_order_relaxed);
+  if (s.reports_bytes.load(std::memory_order_relaxed) == 0) s.reports_bytes.store(1, std::memory_order_relaxed);
+}
+__attribute__((visibility("default"))) void cosched_report_bytes_(const uint64_t* bytes) {
+  cosched_report_bytes(bytes != nullptr ? *bytes : 0);
+}
+
 }  // extern "C"

@@ -115,6 +115,12 @@ inline void publish() noexcept {
   job.restarts.store(g_analyzer->restarts(), std::memory_order_relaxed);
   job.cpu_wait.store(g_analyzer->last_cpu_wait(), std::memory_order_relaxed);
   job.contaminated.store(g_analyzer->contaminated(), std::memory_order_relaxed);
+  // The counter-free sensor's input: iterations last, so that a reader who sees them sees the time too.
+  auto& sensors = g_arena->sensors;
+  sensors.clean_team.store(g_analyzer->clean_team(), std::memory_order_relaxed);
+  sensors.clean_ns.store(g_analyzer->clean_ns(), std::memory_order_relaxed);
+  sensors.clean_wait_ns.store(g_analyzer->clean_wait_ns(), std::memory_order_relaxed);
+  sensors.clean_iterations.store(g_analyzer->clean_iterations(), std::memory_order_release);
   if (seq == g_published_seq && phase == g_published_phase) return;
   sa::Report r;
   bool have = g_analyzer->report(r);

@@ -1,5 +1,6 @@
 // Catalog YAML → Catalog. yaml-cpp gives the tree and line marks; every value is converted here (not with
 // Node::as<T>) so that each message names file, line, key path and the offending text in one format.
+#include "cosched/rate.hpp"
 #include "qs/catalog.hpp"
 
 #include <unistd.h>
@@ -137,7 +138,8 @@ Result<SpeedupModel> to_speedup(const Ctx& ctx, const YAML::Node& n, const std::
 
 Result<App> to_app(const Ctx& ctx, const YAML::Node& n, const std::string& path, std::int64_t executable) {
   if (!n.IsMap()) return ctx.fail(n, path, "expected a map with name, command, ...");
-  if (auto s = check_keys(ctx, n, path, {"name", "command", "class", "speedup", "iteration_s", "period", "team"}); !s) {
+  if (auto s = check_keys(ctx, n, path, {"name", "command", "class", "speedup", "iteration_s", "period", "team", "bandwidth"});
+      !s) {
     return s.error();
   }
   App app;
@@ -184,6 +186,11 @@ Result<App> to_app(const Ctx& ctx, const YAML::Node& n, const std::string& path,
       return ctx.fail(pr, path + ".period", quoted(pr) + " is not a whole number of regions");
     }
     app.period = static_cast<int>(*v);
+  }
+  if (const YAML::Node bw = n["bandwidth"]) {
+    auto v = bw.IsScalar() ? parse_rate(bw.Scalar()) : Result<double>(make_error(Errc::parse_error, "expected a rate"));
+    if (!v) return ctx.fail(bw, path + ".bandwidth", quoted(bw) + " is not a rate in bytes/s (e.g. 750M, 2.5G, 7.5e8)");
+    app.bandwidth = *v;
   }
   if (const YAML::Node t = n["team"]) {
     // Who decides the team sizes of real runs (docs/usage.md): a program known to adapt to any team size

@@ -55,6 +55,9 @@ struct App {
   std::optional<double> iteration_s;  // one outer iteration on one CPU, for the simulator's analyzer model
   std::optional<int> period;          // outermost parallel regions per iteration, for the simulator's
                                       // periodicity detector model; 0: not iterative (one long region)
+  // YAML `bandwidth`: memory traffic of one thread of the program running alone, bytes/s ("750M", 7.5e8), for
+  // the simulator's contention model and its app-reported sensor (docs/simulator.md, "Memory contention").
+  std::optional<double> bandwidth;
   std::string team;                   // YAML `team`: automatic (""), malleable or fixed: cosched-run's option
   std::int64_t line = 0;              // where the entry starts in the YAML file
 };

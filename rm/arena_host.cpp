@@ -132,4 +132,17 @@ ArenaProgress ArenaHost::read_progress() const {
   return p;
 }
 
+ArenaSensors ArenaHost::read_sensors() const {
+  const auto& s = a_->sensors;
+  ArenaSensors out;
+  // Iterations first (the job stores them last, with release): the time read next is at least as recent.
+  out.clean_iterations = s.clean_iterations.load(std::memory_order_acquire);
+  out.clean_ns = s.clean_ns.load(std::memory_order_relaxed);
+  out.clean_wait_ns = s.clean_wait_ns.load(std::memory_order_relaxed);
+  out.clean_team = std::clamp(s.clean_team.load(std::memory_order_relaxed), 0, proto::kMaxCpus);
+  out.reports_bytes = s.reports_bytes.load(std::memory_order_relaxed) != 0;
+  out.bytes = s.bytes.load(std::memory_order_relaxed);
+  return out;
+}
+
 }  // namespace cosched::rm

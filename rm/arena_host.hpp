@@ -29,6 +29,16 @@ struct ArenaProgress {
   proto::Phase phase = proto::Phase::none;
 };
 
+// The job's cumulative sensor counters (proto::SensorBlock), as read; the sensing code takes deltas.
+struct ArenaSensors {
+  bool reports_bytes = false;
+  std::uint64_t bytes = 0;
+  std::uint64_t clean_ns = 0;
+  std::uint64_t clean_wait_ns = 0;
+  std::uint64_t clean_iterations = 0;
+  int clean_team = 0;
+};
+
 struct ArenaReport {
   bool present = false;       // a report exists (reports counter > 0)
   bool valid = false;         // it passed validation
@@ -62,6 +72,7 @@ class ArenaHost {
   // job → RM, validated.
   [[nodiscard]] ArenaReport read_report() const;
   [[nodiscard]] ArenaProgress read_progress() const;
+  [[nodiscard]] ArenaSensors read_sensors() const;
 
  private:
   ArenaHost(int fd, proto::Arena* a) : fd_(fd), a_(a) {}

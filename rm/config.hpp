@@ -31,6 +31,11 @@ struct Config {
   bool foreground = false;
   std::string messages;         // where a daemonized RM writes its log lines
   std::string log_level = "info";
+  // Sensors (rm/sensors/detect.hpp): which backends, and the counter-free estimate's calibration.
+  std::string sensor = "auto";
+  double mem_bandwidth = 0;     // bytes/s all CPUs sustain streaming (also Machine::mem_bandwidth); 0 unknown
+  double thread_bandwidth = 0;  // bytes/s one streaming thread (BBMA) moves alone; 0 unknown
+  double contention = 1;        // slowdown per unit of excess demand of a fully memory-bound job
 };
 
 // The baseline a job of `request` CPUs measures. The PDPA paper (§3.1) says only "a small number of

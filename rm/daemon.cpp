@@ -38,6 +38,7 @@ Status Daemon::start() {
   auto topo = Topology::load(cfg_.cpus, cfg_.synthetic_topology);
   if (!topo) return topo.error();
   topo_ = std::move(*topo);
+  topo_.set_mem_bandwidth(cfg_.mem_bandwidth);
   if (!cfg_.synthetic_topology.empty() && cfg_.enforce == "auto") cfg_.enforce = "none";  // a modelled machine
   // One RM per CPU (cpu_locks.hpp), taken before anything acts on a CPU; an RM that confines nothing
   // (--enforce none, a modelled machine) leaves the CPUs to whichever RM does.
@@ -51,6 +52,7 @@ Status Daemon::start() {
   auto pol = policy::make_policy(cfg_.policy, topo_.machine(), cfg_.params);
   if (!pol) return pol.error();
   policy_ = std::move(*pol);
+  if (auto st = start_sensors(); !st) return st;
 
   if (!cfg_.decision_log.empty()) {
     if (auto st = log_.open(cfg_.decision_log); !st) return st;
@@ -95,8 +97,9 @@ Status Daemon::start() {
   watch(wake_fd_, EPOLLIN);
 
   if (auto st = open_socket(); !st) return st;
-  COSCHED_INFO(rm, "serving {} | policy {} | {} | enforcement {} | stopping {} | quantum {} ms", cfg_.socket,
-               policy_->name(), topo_.description(), enforcer_->name(), stopper_->name(), cfg_.quantum_ms);
+  COSCHED_INFO(rm, "serving {} | policy {} | {} | enforcement {} | stopping {} | sensor {} | quantum {} ms",
+               cfg_.socket, policy_->name(), topo_.description(), enforcer_->name(), stopper_->name(),
+               sensors_.backend(), cfg_.quantum_ms);
   decide(policy::Event::quantum, -1);  // an empty machine: answers may-start from the first query on
   return {};
 }
@@ -170,6 +173,7 @@ void Daemon::on_signal() {
 }
 
 void Daemon::on_quantum() {
+  sample_sensors();  // first: the interval ends at the tick, before this quantum's decisions move anything
   // A job whose pid is gone (pidfd missed, or a reused socket) gives its CPUs back within one quantum.
   std::vector<policy::JobId> gone;
   for (auto& [id, j] : jobs_) {
@@ -184,6 +188,7 @@ void Daemon::on_quantum() {
   enforcer_->tidy();
   stopper_->tidy();
   decide(policy::Event::quantum, -1);
+  open_sensor_intervals();
 }
 
 void Daemon::arm_wake(double at) {

@@ -28,6 +28,7 @@
 #include "guard.hpp"
 #include "job.hpp"
 #include "policies/policy.hpp"
+#include "sensors/sensor_set.hpp"
 #include "topology.hpp"
 
 namespace cosched::rm {
@@ -108,6 +109,11 @@ class Daemon {
   void resume_job(Job& j, const std::string& reason);
   void release_stop(Job& j);
 
+  // sensing.cpp: the sensors' intervals, closed at a quantum's start and opened at its end
+  Status start_sensors();
+  void sample_sensors();
+  void open_sensor_intervals();
+
   // daemon_ctl.cpp
   void handle_ctl(Conn& c, const wire::Frame& f);
   nlohmann::json answer_ctl(const Conn& c, const CtlRequest& req);
@@ -121,6 +127,7 @@ class Daemon {
   std::unique_ptr<Enforcer> enforcer_;
   std::unique_ptr<Stopper> stopper_;
   std::unique_ptr<policy::Policy> policy_;
+  sensors::SensorSet sensors_;
   DecisionLog log_;
   AccountingLog accounting_;
   std::chrono::steady_clock::time_point t0_;
@@ -135,6 +142,7 @@ class Daemon {
   bool accept_paused_ = false;   // the listening socket is out of epoll (out of fds, no spare)
   log::Throttle accept_log_{3, 1.0};  // lines a peer can trigger at will are throttled
   log::Throttle peer_log_{20, 1.0};
+  log::Throttle sensor_log_{5, 1.0};
   bool running_ = true;
 
   std::map<int, Conn> conns_;                 // by fd

@@ -91,6 +91,7 @@ json Daemon::job_json(const Job& j) const {
   o["samples"] = measured(j.perf.samples);
   o["reports"] = measured(j.perf.seq);
   o["amdahl_f"] = m && j.perf.amdahl_f >= 0 ? json(j.perf.amdahl_f) : json(nullptr);
+  o["bandwidth"] = sensors_.job_json(j.id);
   return o;
 }
 
@@ -109,9 +110,12 @@ json Daemon::status_json() const {
           {"cpus", topo_.cpus().to_vector()},
           {"cpu_list", topo_.cpus().to_string()},
           {"machine", {{"cpus", topo_.machine().cpus}, {"cores", topo_.machine().cores},
-                       {"packages", topo_.machine().packages}, {"threads_per_core", topo_.machine().threads_per_core}}},
+                       {"packages", topo_.machine().packages}, {"threads_per_core", topo_.machine().threads_per_core},
+                       {"mem_bandwidth", topo_.machine().mem_bandwidth > 0 ? json(topo_.machine().mem_bandwidth)
+                                                                           : json(nullptr)}}},
           {"enforcement", enforcer_->name()},
           {"stopping", stopper_->name()},
+          {"sensor", sensors_.status_json()},
           {"quantum_ms", cfg_.quantum_ms},
           {"baseline", baseline_wanted()},
           {"uptime_s", now()},

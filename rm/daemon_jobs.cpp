@@ -68,6 +68,7 @@ void Daemon::handle_register(Conn& c, const wire::Frame& f) {
     watch(j.pidfd, EPOLLIN);
   }
   COSCHED_INFO(rm, "job {} admitted: pid {} uid {} requests {} CPU(s): {}", id, j.pid, j.uid, j.request, j.command);
+  sensors_.attach(id, j.pid);
   jobs_.emplace(id, std::move(j));
   decide(policy::Event::arrival, id);
 
@@ -115,6 +116,7 @@ void Daemon::depart(policy::JobId id, const std::string& why) {
   departed_why_[id] = std::move(j.why);
   while (departed_why_.size() > kDepartedKept) departed_why_.erase(departed_why_.begin());
   jobs_.erase(it);
+  sensors_.forget(id);
   policy_->forget(id);
   decide(policy::Event::departure, id);
 }
@@ -168,6 +170,7 @@ policy::Snapshot Daemon::snapshot(policy::Event event, policy::JobId subject) co
     v.perf = j.perf;
     if (!j.perf.valid) v.perf = policy::Perf{};  // a rejected first report is no report
     v.history = j.history;
+    v.bandwidth = sensors_.bandwidth(id);
     s.jobs.push_back(std::move(v));
   }
   return s;
@@ -242,6 +245,7 @@ void Daemon::apply(const policy::Decision& d, policy::Event event, policy::JobId
     }
     if (moved) {
       changed = true;
+      j.sensor_mark.open = false;  // an interval is sampled on one allocation only
       int from = j.allocation;
       // Growing: widen the CPUs before the team grows; shrinking: shrink the team first.
       if (r.count >= j.allocation) {

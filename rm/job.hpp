@@ -17,6 +17,15 @@
 
 namespace cosched::rm {
 
+// The sensing interval in progress (rm/sensing.cpp): opened at the end of a quantum for a job that runs,
+// sampled at the start of the next one unless the job was stopped, suspended or moved in between.
+struct SensorMark {
+  bool open = false;
+  double at = 0;
+  int allocation = 0;
+  ArenaSensors counters;  // the job's cumulative counters when it opened
+};
+
 // One line of `cosched-ctl why JOB`.
 struct WhyEntry {
   double at = 0;
@@ -63,6 +72,8 @@ struct Job {
   ArenaProgress progress;
   std::uint64_t regions_seen = 0;  // progress.regions at the previous quantum (suspension check)
   bool team_differs = false;  // the formed team differs from the allocation (noted once in `why` per change)
+
+  SensorMark sensor_mark;     // rm/sensing.cpp
 
   std::deque<WhyEntry> why;   // most recent last, bounded
 

@@ -16,6 +16,7 @@
 #include "cosched/wire.hpp"
 #include "daemon.hpp"
 #include "policies/registry.hpp"
+#include "sensors/detect.hpp"
 
 namespace {
 
@@ -132,6 +133,21 @@ int main(int argc, char** argv) {
   app.add_option("--topology", cfg.synthetic_topology,
                  "model this machine instead of the real one (hwloc synthetic, e.g. 'package:2 core:8 pu:2'); "
                  "implies --enforce none");
+  app.add_option("--sensor", cfg.sensor,
+                 std::string("memory-bandwidth sensors: ") + cosched::sensors::kSensorSpecs +
+                     ". auto tries perf_event, papi, app-reported (programs calling cosched_report_bytes), "
+                     "counter-free (SelfAnalyzer slowdowns), per job in that order; status names the one in use")
+      ->capture_default_str();
+  cosched::cli::add_rate(app, "--mem-bandwidth", cfg.mem_bandwidth,
+              "bytes/s the memory sustains with every managed CPU streaming (e.g. 29G; scripts/calibrate-bandwidth): "
+              "the bus capacity of latest-quantum and quanta-window, and the counter-free sensor's B");
+  cosched::cli::add_rate(app, "--thread-bandwidth", cfg.thread_bandwidth,
+              "bytes/s one streaming thread (BBMA) moves alone: the counter-free sensor's b");
+  app.add_option("--contention", cfg.contention,
+                 "the counter-free sensor's k: slowdown per unit of excess demand of a purely memory-bound job "
+                 "(scripts/calibrate-bandwidth)")
+      ->check(CLI::Range(0.01, 100.0))
+      ->capture_default_str();
   app.add_flag("--foreground,-f", cfg.foreground, "stay in the foreground, log to stderr");
   app.add_option("--messages", cfg.messages,
                  "log file when running in the background (default: the socket's path with .log for .sock, "

@@ -20,6 +20,7 @@ bool Daemon::stop_job(Job& j, const std::string& reason) {
   }
   j.arena->set_runnable(false);
   j.runnable = false;
+  j.sensor_mark.open = false;  // it ran only part of the interval
   j.stopped_at = now();
   COSCHED_DEBUG(rm, "job {} stopped ({}): {}", j.id, stopper_->name(), reason);
   remember_why(j, "stop", j.allocation, j.allocation, reason);

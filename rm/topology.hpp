@@ -25,6 +25,8 @@ class Topology {
   [[nodiscard]] CpuSet cpus() const { return CpuSet::of(order_); }
   [[nodiscard]] policy::Machine machine() const { return machine_; }
   [[nodiscard]] const std::string& description() const { return description_; }
+  // What the operator measured (cosched-rm --mem-bandwidth): the bandwidth-aware policies' bus capacity.
+  void set_mem_bandwidth(double bytes_per_s) { machine_.mem_bandwidth = bytes_per_s; }
 
  private:
   std::vector<int> order_;

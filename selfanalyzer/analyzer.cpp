@@ -208,6 +208,12 @@ void Analyzer::close_iteration(std::uint64_t t_ns, std::uint64_t wait_ns) noexce
   }
   if (iter_dirty_ || iter_team_ < 1) return;
   if (contaminated_by_load(elapsed, wait_ns)) return;
+  clean_iterations_ += static_cast<std::uint64_t>(iter_span_);
+  clean_ns_ += t_ns - iter_start_ns_;
+  if (wait_ns != kWaitUnknown && iter_wait_start_ != kWaitUnknown && wait_ns >= iter_wait_start_) {
+    clean_wait_ns_ += wait_ns - iter_wait_start_;
+  }
+  clean_team_ = iter_team_;
   record_sample(iter_team_, elapsed / iter_span_, t_ns);
 }
 

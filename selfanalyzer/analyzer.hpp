@@ -123,6 +123,15 @@ class Analyzer {
   [[nodiscard]] std::uint64_t progress_version() const noexcept { return progress_version_; }
   [[nodiscard]] bool explicit_iterations() const noexcept { return explicit_; }
   [[nodiscard]] const Config& config() const noexcept { return cfg_; }
+  // Every clean sample so far, cumulated (not reset by a restart): iterations, their total time in ns, and
+  // the team of the latest. Clean = not dirty (no team or CPU-set change, no stop) and not discarded for
+  // outside CPU load, whatever the phase or the change detector's verdict: a slowdown caused by a memory-
+  // hungry neighbour is exactly what the RM's counter-free bandwidth sensor looks for (proto::SensorBlock).
+  [[nodiscard]] std::uint64_t clean_iterations() const noexcept { return clean_iterations_; }
+  [[nodiscard]] std::uint64_t clean_ns() const noexcept { return clean_ns_; }
+  // The run-queue delay of the threads during those samples, summed over the threads (0 where unknown).
+  [[nodiscard]] std::uint64_t clean_wait_ns() const noexcept { return clean_wait_ns_; }
+  [[nodiscard]] int clean_team() const noexcept { return clean_team_; }
   // How often the measurement was thrown away, and why the latest time (docs/selfanalyzer.md, "Comparing
   // like with like").
   [[nodiscard]] std::uint32_t restarts() const noexcept { return restarts_; }
@@ -191,6 +200,10 @@ class Analyzer {
   double baseline_load_ = -1;  // the level the baseline was measured at
   int load_shift_ = 0;         // consecutive samples away from window_load_ on one side
   int load_shift_dir_ = 0;
+  std::uint64_t clean_iterations_ = 0;
+  std::uint64_t clean_ns_ = 0;
+  std::uint64_t clean_wait_ns_ = 0;
+  int clean_team_ = 0;
   std::uint32_t restarts_ = 0;
   proto::MeasureRestart last_restart_ = proto::MeasureRestart::none;
 };

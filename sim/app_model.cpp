@@ -118,6 +118,7 @@ AppModel ModelTable::resolve(std::int64_t executable) const {
     m.speedup = *curve->app->speedup;
     m.iteration_s = curve->app->iteration_s.value_or(fallback_.iteration_s);
     m.period = curve->app->period.value_or(fallback_.period);
+    m.bandwidth = curve->app->bandwidth.value_or(fallback_.bandwidth);
     m.source = where(*curve->file, *curve->app);
   }
   // The name and class follow the most specific entry that exists at all.

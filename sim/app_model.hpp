@@ -29,6 +29,9 @@ struct AppModel {
   // Outermost parallel regions per iteration, as libcosched's periodicity detector sees them: -1 unknown
   // (the explicit iteration API, or --sa-detect-iterations alone), 0 not iterative (one long region).
   int period = -1;
+  // Memory traffic of one thread alone, bytes/s (catalog `bandwidth`); < 0 unknown: no memory demand in the
+  // contention model and nothing for the app-reported sensor.
+  double bandwidth = -1;
 };
 
 // The model used for executables nobody describes (--default-speedup, --default-iteration-s).

@@ -18,7 +18,19 @@ void JobProgress::set_team(double t, int team, double stall_s) {
   updated_at_ = std::max(updated_at_, t);
   if (team_ >= 0 && stall_s > 0) stall_until_ = std::max(stall_until_, t + stall_s);
   team_ = team;
-  rate_ = team > 0 ? catalog::speedup(*model_, team) : 0.0;
+  rate_ = team > 0 ? catalog::speedup(*model_, team) / slowdown_ : 0.0;
+}
+
+void JobProgress::set_slowdown(double t, double slowdown) {
+  advance(t);
+  updated_at_ = std::max(updated_at_, t);
+  slowdown_ = std::max(slowdown, 1.0);
+  rate_ = team_ > 0 ? catalog::speedup(*model_, team_) / slowdown_ : 0.0;
+}
+
+double JobProgress::done_at(double t) const {
+  const double from = std::max(updated_at_, stall_until_);
+  return t > from ? std::min(total_, done_ + (t - from) * rate_) : done_;
 }
 
 void JobProgress::snap_to(double work) { done_ = std::clamp(work, done_, total_); }

@@ -21,6 +21,8 @@ class JobProgress {
   void advance(double t);
   // The job's threads run as `team` (0 = stopped) from time t (the work up to t is counted first).
   void set_team(double t, int team, double stall_s);
+  // From time t the job's work goes `slowdown` (>= 1) times slower: memory contention (sim/contention.cpp).
+  void set_slowdown(double t, double slowdown);
   // Moves the work done to exactly `work` (an event's target), so float drift never makes an event
   // fire twice or an iteration last zero seconds. Only forward, never past the total.
   void snap_to(double work);
@@ -29,6 +31,9 @@ class JobProgress {
   [[nodiscard]] double time_when(double target) const;
 
   [[nodiscard]] double done() const { return done_; }
+  // The work done at time t >= the last update, without updating (what a sensor reads).
+  [[nodiscard]] double done_at(double t) const;
+  [[nodiscard]] double slowdown() const { return slowdown_; }
   [[nodiscard]] double total() const { return total_; }
   [[nodiscard]] double rate() const { return rate_; }
   [[nodiscard]] int team() const { return team_; }
@@ -41,6 +46,7 @@ class JobProgress {
   double updated_at_ = 0;
   double stall_until_ = 0;
   double rate_ = 0;
+  double slowdown_ = 1;
   int team_ = -1;  // -1: never set (the first team costs nothing)
 };
 

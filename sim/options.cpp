@@ -3,6 +3,8 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "cosched/cli.hpp"
+
 namespace cosched::sim {
 
 ParsedOptions parse_options(int argc, char** argv) {
@@ -96,6 +98,20 @@ ParsedOptions parse_options(int argc, char** argv) {
   app.add_flag("--no-placement", no_placement, "skip rm::place(): CPU counts only, no CPU lists in the traces");
   app.add_option("--seed", o.sim.seed, "seed of the measurement noise")->capture_default_str();
 
+  // Memory contention (docs/simulator.md, "Memory contention"): off unless the three constants are given.
+  cli::add_rate(app, "--mem-bandwidth", o.sim.memory.machine_bytes_per_s,
+              "memory bandwidth of the simulated machine with every CPU streaming, bytes/s (e.g. 29G): the "
+              "contention model's B and the bandwidth policies' bus capacity");
+  cli::add_rate(app, "--thread-bandwidth", o.sim.memory.thread_bytes_per_s,
+              "what one streaming thread moves alone, bytes/s: the model's b (a job's memory fraction is its "
+              "catalog bandwidth / b)");
+  app.add_option("--contention", o.sim.memory.contention, "the model's k: slowdown per unit of excess demand")
+      ->check(CLI::Range(0.01, 100.0))->capture_default_str();
+  app.add_option("--sensor", o.sim.sensor,
+                 "bandwidth sensors: auto (app-reported = the models' exact traffic, then counter-free), app, "
+                 "counter-free, none")
+      ->check(CLI::IsMember({"auto", "app", "counter-free", "none"}))->capture_default_str();
+
   // Output.
   app.add_option("--out,-o", o.out_dir, "output directory (default: ./cosched-sim-<policy>-<timestamp>)");
   app.add_option("--name", o.name, "run label in summary.json (default: sim-<policy>)");
@@ -167,6 +183,10 @@ nlohmann::json describe(const Options& o) {
           {"sa_max_period", sa.max_period},
           {"placement", s.place_cpus},
           {"seed", s.seed},
+          {"mem_bandwidth", s.memory.machine_bytes_per_s},
+          {"thread_bandwidth", s.memory.thread_bytes_per_s},
+          {"contention", s.memory.contention},
+          {"sensor", s.sensor},
           {"catalog", o.catalog},
           {"models", o.models},
           {"default_speedup", o.default_speedup},

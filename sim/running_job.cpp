@@ -141,6 +141,11 @@ void RunningJob::after_report(double t, double iteration_seconds) {
   }
 }
 
+void RunningJob::set_slowdown(double t, double slowdown) {
+  progress_.set_slowdown(t, slowdown);
+  ++generation_;
+}
+
 void RunningJob::on_resume(double t) {
   progress_.advance(t);
   resume_at_ = std::numeric_limits<double>::infinity();

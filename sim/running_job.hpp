@@ -43,6 +43,8 @@ class RunningJob {
   // The event the engine scheduled for this job (the engine checked its generation).
   void on_boundary(double t);
   void on_resume(double t);
+  // Memory contention: from t the job's work goes `slowdown` times slower (its pending events are stale).
+  void set_slowdown(double t, double slowdown);
 
   struct Next {
     double t = std::numeric_limits<double>::infinity();

@@ -105,6 +105,7 @@ bool Simulator::apply(const policy::Decision& d, policy::Event event, policy::Jo
                        (p != placed.end() && !(p->second == slot.cpus));
     if (!moved) continue;
     changed = true;
+    slot.mark_open = false;  // a sensing interval is one allocation, run all along
     v.allocation = want[i];
     v.runnable = runnable[i] != 0;
     if (p != placed.end()) slot.cpus = p->second;
@@ -137,6 +138,7 @@ void Simulator::on_tick(std::int64_t index) {
   tick_scheduled_ = false;
   last_tick_ = index;
   ++stats_.ticks;
+  sample_sensors();  // Daemon::on_quantum: first, before anything moves
   // Daemon::on_quantum → poll_reports: read every fresh report first, then one decide(report) per job, in
   // admission order; then decide(quantum).
   std::sort(pending_reports_.begin(), pending_reports_.end());
@@ -162,6 +164,7 @@ void Simulator::on_tick(std::int64_t index) {
   }
   // Another tick is needed only if this one's quantum decision was not a fixed point.
   tick_needed_ = decide(policy::Event::quantum, -1);
+  open_sensor_intervals();
 }
 
 void Simulator::log_decision(const policy::Decision& d, policy::Event event, policy::JobId subject) {

@@ -40,6 +40,13 @@ Simulator::Simulator(const SimConfig& config, const std::vector<JobSpec>& jobs, 
       open_.push_back(i);
     }
   }
+  snapshot_.machine.mem_bandwidth = config_.memory.machine_bytes_per_s;
+  contention_on_ = config_.memory.calibrated();
+  // Sensing costs a tick every quantum: only when the run models memory at all (--mem-bandwidth given).
+  sensing_on_ = config_.sensor != "none" && config_.memory.machine_bytes_per_s > 0;
+  sensors_ = make_sensors(config_.sensor, config_.memory);
+  // The daemon samples every quantum; so must the simulator while anything can be sampled.
+  if (sensing_on_) config_.every_quantum = true;
   // cosched-rm's --baseline auto: jobs measure a baseline only when the policy uses speedups.
   if (config_.analyzer.baseline == "auto") config_.analyzer.baseline = policy_.uses_speedup() ? "always" : "never";
 }
@@ -52,7 +59,10 @@ void Simulator::run(const ProgressFn& progress) {
   if (!open_.empty()) events_.push(std::max(jobs_[open_[0]].submit, 0.0), EventKind::arrival, 0);
   for (;;) {
     // Time is about to move on (or nothing is left at this instant): the jobs get the RM's last word.
-    if (!pending_updates_.empty() && (events_.empty() || events_.top().t > now_)) flush_job_updates();
+    if (!pending_updates_.empty() && (events_.empty() || events_.top().t > now_)) {
+      flush_job_updates();
+      update_contention();  // the running set or its teams may have changed
+    }
     if (events_.empty()) break;
     SimEvent e = events_.pop();
     handle(e);
@@ -118,6 +128,7 @@ void Simulator::handle(const SimEvent& e) {
       break;
   }
   try_start();
+  update_contention();  // a team may have changed inside a job (its SelfAnalyzer's phases)
   schedule_tick();
 }
 
@@ -180,6 +191,7 @@ void Simulator::depart(policy::JobId id) {
   release_successors(it->second.index);
   ++finished_;
   running_.erase(it);
+  sensors_.forget(id);
   auto pos = std::lower_bound(snapshot_.jobs.begin(), snapshot_.jobs.end(), id,
                               [](const policy::JobView& v, policy::JobId x) { return v.id < x; });
   if (pos != snapshot_.jobs.end() && pos->id == id) snapshot_.jobs.erase(pos);

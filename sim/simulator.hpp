@@ -30,6 +30,8 @@
 #include "sim/event_queue.hpp"
 #include "sim/recorder.hpp"
 #include "sim/running_job.hpp"
+#include "sensors/contention_model.hpp"
+#include "sensors/sensor_set.hpp"
 
 namespace cosched::sim {
 
@@ -43,6 +45,13 @@ struct SimConfig {
   AnalyzerSettings analyzer;
   JobTiming timing;
   std::uint64_t seed = 1;
+  // Memory contention (docs/simulator.md, "Memory contention"): the model of rm/sensors/contention_model.hpp
+  // slows running jobs down by their catalog `bandwidth`; off unless calibrated (B, b and k given).
+  sensors::Calibration memory;
+  // Which sensors fill JobView::bandwidth: auto (app-reported: the models' exact traffic, then counter-free),
+  // app, counter-free, none. With a machine bandwidth given, sensors tick every quantum (as the daemon
+  // samples); without one nothing is sampled and ticks stay as sparse as before.
+  std::string sensor = "auto";
 };
 
 struct SimStats {
@@ -62,6 +71,9 @@ struct SimStats {
 using ProgressFn = std::function<void(double now, std::size_t finished, std::size_t total)>;
 // Receives one decision-log entry (the daemon's JSONL shape) per noteworthy decision.
 using DecisionSink = std::function<void(const nlohmann::json&)>;
+
+// The sensor chain cosched-sim runs for SimConfig::sensor (contention.cpp): the daemon's, less the PMU.
+sensors::SensorSet make_sensors(const std::string& spec, const sensors::Calibration& cal);
 
 class Simulator {
  public:
@@ -89,6 +101,11 @@ class Simulator {
     std::uint64_t delivered_seq = 0;  // the Analyzer's report_seq the RM last read
     std::uint64_t observed = 0;       // iterations already counted in SimStats
     bool update_pending = false;      // the RM changed its allocation at this instant; the job not yet
+    // The sensing interval in progress (contention.cpp), as the daemon's SensorMark.
+    bool mark_open = false;
+    double mark_at = 0;
+    int mark_allocation = 0;
+    double mark_work = 0;
   };
 
   // simulator.cpp: the loop, the jobs' events, the queuing system
@@ -102,6 +119,11 @@ class Simulator {
   void note_report(policy::JobId id, Slot& slot);
   void schedule_tick();
   void note_ml();
+
+  // contention.cpp: memory contention between the running jobs, and the sensors that see it
+  void update_contention();
+  void sample_sensors();
+  void open_sensor_intervals();
 
   // sim_rm.cpp: the resource manager's side (snapshot, decide, apply, placement, reports)
   bool decide(policy::Event event, policy::JobId subject);
@@ -136,6 +158,10 @@ class Simulator {
   bool tick_scheduled_ = false;
   std::int64_t last_tick_ = -1;  // grid index of the last tick run
   std::uint64_t timer_generation_ = 0;
+
+  sensors::SensorSet sensors_;
+  bool contention_on_ = false;
+  bool sensing_on_ = false;
 
   Recorder recorder_;
   SimStats stats_;

@@ -4,6 +4,9 @@
 
 #include <CLI/CLI.hpp>
 #include <optional>
+#include <string>
+
+#include "cosched/rate.hpp"
 
 namespace cosched::cli {
 
@@ -23,6 +26,20 @@ inline std::optional<int> parse(CLI::App& app, int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? kExitOk : kExitUsage;
   }
+}
+
+// An option taking a bandwidth in bytes/s in parse_rate's spellings ("29G", "29e9", "250M").
+inline CLI::Option* add_rate(CLI::App& app, const char* flag, double& out, const std::string& help) {
+  return app
+      .add_option_function<std::string>(
+          flag,
+          [&out, flag](const std::string& v) {
+            auto r = parse_rate(v);
+            if (!r) throw CLI::ValidationError(flag, r.error().message);
+            out = *r;
+          },
+          help)
+      ->type_name("RATE");
 }
 
 }  // namespace cosched::cli

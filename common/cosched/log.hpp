@@ -15,7 +15,7 @@
 namespace cosched::log {
 
 enum class Level : int { error = 0, warn, info, debug, trace };
-enum class Sub : int { rm = 0, policy, arena, enforce, ctl, ompt, qs, sim, count_ };
+enum class Sub : int { rm = 0, policy, arena, enforce, ctl, ompt, qs, sim, sensor, count_ };
 
 std::string_view to_string(Sub s) noexcept;
 std::string_view to_string(Level l) noexcept;

@@ -183,10 +183,32 @@ constexpr const char* measure_restart_name(MeasureRestart r) noexcept {
   return "none";
 }
 
+// Written by the job only, for the RM's sensors (rm/sensors/; docs/architecture.md, "Sensors"): cumulative
+// counters with relaxed stores, outside any seqlock (the RM reads deltas over its quantum and range-checks
+// them). Appended after JobBlock: a libcosched built before it existed leaves it zero, which reads as
+// "no data", so the arena version did not change.
+struct alignas(64) SensorBlock {
+  // cosched_report_bytes() (include/cosched/selfanalyzer.h): memory traffic the program says it caused,
+  // in bytes, added by any of its threads (relaxed fetch_add); `reports_bytes` is 1 once it has called it
+  // at all (a program may rightly report 0 bytes: a cache-resident loop).
+  std::atomic<std::uint64_t> bytes;
+  std::atomic<std::uint32_t> reports_bytes;
+  // The SelfAnalyzer's clean iteration samples (not spanning a stop, a team or CPU-set change, or a burst
+  // of outside CPU load), cumulated by the measuring thread: total time, the time their threads spent
+  // waiting for a CPU (run-queue delay summed over the threads; 0 where unknown), iterations, and the team
+  // size of the latest one. The counter-free sensor's input: mean iteration time over an interval, net of
+  // waiting for a CPU, per team size.
+  alignas(64) std::atomic<std::uint64_t> clean_ns;
+  std::atomic<std::uint64_t> clean_wait_ns;
+  std::atomic<std::uint64_t> clean_iterations;
+  std::atomic<std::int32_t> clean_team;
+};
+
 struct Arena {
   ArenaHeader header;
   RmBlock rm;
   JobBlock job;
+  SensorBlock sensors;
 };
 static_assert(sizeof(Arena) <= kArenaSize);
 static_assert(std::atomic<double>::is_always_lock_free);

@@ -8,6 +8,8 @@
 #ifndef COSCHED_SELFANALYZER_H
 #define COSCHED_SELFANALYZER_H
 
+#include <stdint.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -24,6 +26,16 @@ void cosched_iter_end_(const long *id);
 
 /* The team size the resource manager currently grants this job, or 0 when not under cosched. */
 int cosched_allocation(void);
+
+/* Memory traffic the program caused, for the resource manager's app-reported bandwidth sensor: add `bytes`
+ * moved between the caches and memory since the last call (e.g. the lines a sweep fetched and wrote back).
+ * Any thread may call it, at any time; the RM turns the running total into bytes per second each quantum
+ * (docs/architecture.md, "Sensors"). Cost: one atomic add into shared memory, no system call, lock or
+ * allocation; call it once per chunk of work (an iteration, a block), not once per access. A no-op when
+ * the program does not run under cosched. Reporting 0 is meaningful: "this program moves (almost) nothing".
+ *   Fortran: call cosched_report_bytes(int(nbytes, 8))  */
+void cosched_report_bytes(uint64_t bytes);
+void cosched_report_bytes_(const uint64_t *bytes);
 
 #ifdef __cplusplus
 }

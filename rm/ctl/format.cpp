@@ -11,6 +11,17 @@ std::string format_status(const nlohmann::json& s, const StatusView& view) {
                                 s.value("policy", "?"), s.value("cpu_list", "?"), s.value("enforcement", "?"),
                                 s.value("stopping", "?"), s.value("quantum_ms", 0), s.value("may_start", false) ? "yes" : "no",
                                 s.value("may_start_reason", ""));
+  if (s.contains("sensor") && s["sensor"].is_object()) {
+    // The bandwidth sensor in use, and why the ones before it in the chain are not.
+    const auto& sen = s["sensor"];
+    out += fmt::format("sensor {}", sen.value("backend", "?"));
+    if (sen.contains("unavailable") && sen["unavailable"].is_array()) {
+      for (const auto& u : sen["unavailable"]) {
+        out += fmt::format("  ({} unavailable: {})", u.value("name", "?"), u.value("why", ""));
+      }
+    }
+    out += "\n";
+  }
   if (s.contains("params") && !s["params"].empty()) {
     out += "params";
     for (const auto& [k, v] : s["params"].items()) out += fmt::format(" {}={}", k, v.get<std::string>());

@@ -64,6 +64,22 @@ const std::vector<StatusColumn>& registry() {
       {"team_mode", {"TEAM_MODE"}, true, [](const json& j, const json&) { return text(j, "team_mode"); }},
       {"cpu_wait", {"CPU_WAIT", true}, false, [](const json& j, const json&) { return num(j.value("cpu_wait", json()), "{:.2f}"); }},
       {"restarts", {"RESTARTS", true}, false, [](const json& j, const json&) { return text(j, "measurement_restarts"); }},
+      {"bw", {"BW_MB/S", true}, false,
+       [](const json& j, const json&) {
+         const json bw = j.value("bandwidth", json());
+         const json v = bw.is_object() ? bw.value("window_bytes_per_s", json()) : json();
+         return v.is_number() ? fmt::format("{:.1f}", v.get<double>() / 1e6) : "-";
+       }},
+      {"bw_source", {"BW_SOURCE"}, false,
+       [](const json& j, const json&) {
+         const json bw = j.value("bandwidth", json());
+         return bw.is_object() ? text(bw, "source") : "-";
+       }},
+      {"slowdown", {"SLOWDOWN", true}, false,
+       [](const json& j, const json&) {
+         const json bw = j.value("bandwidth", json());
+         return bw.is_object() ? num(bw.value("slowdown", json()), "{:.2f}") : "-";
+       }},
       {"command", {"COMMAND"}, true, [](const json& j, const json&) { return text(j, "command"); }},
   };
   return columns;

@@ -1,5 +1,6 @@
 #include "policy.hpp"
 
+#include <algorithm>
 #include <string>
 
 namespace cosched::policy {
@@ -22,6 +23,25 @@ const JobView* Snapshot::find(JobId id) const {
     if (j.id == id) return &j;
   }
   return nullptr;
+}
+
+double Bandwidth::mean_per_thread(int n) const {
+  n = std::min(n, count);
+  if (n <= 0) return 0;
+  double sum = 0;
+  for (int i = count - n; i < count; ++i) {
+    const auto& s = samples[static_cast<std::size_t>(i)];
+    sum += s.bytes_per_s / std::max(s.threads, 1);
+  }
+  return sum / n;
+}
+
+void Bandwidth::push(const BandwidthSample& s) {
+  if (count == kWindow) {
+    std::rotate(samples.begin(), samples.begin() + 1, samples.end());
+    --count;
+  }
+  samples[static_cast<std::size_t>(count++)] = s;
 }
 
 const Allocation* Decision::find(JobId id) const {

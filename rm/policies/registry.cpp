@@ -2,6 +2,7 @@
 
 #include <functional>
 
+#include "bus_bandwidth.hpp"
 #include "dss.hpp"
 #include "equal_efficiency.hpp"
 #include "equipartition.hpp"
@@ -41,6 +42,11 @@ const std::vector<Entry>& table() {
       {"vtq-dss", "Variable Time Quantum DSS: gangs with per-job quanta that equalise CPU time, a repository "
                   "queue fills the holes (3.2.3)",
        [](const Machine&) { return std::make_unique<VtqDss>(); }, {}},
+      {"latest-quantum", "Latest Quantum: gang-like, co-runners chosen by eq. 1 fitness of their memory bandwidth "
+                         "in the latest quantum against the bus left per CPU (Antonopoulos et al. 4)",
+       [](const Machine&) { return std::make_unique<BusBandwidth>(BusBandwidth::Mode::latest_quantum); }, {}},
+      {"quanta-window", "Quanta Window: as latest-quantum with the mean of a window of 5 samples (eq. 2)",
+       [](const Machine&) { return std::make_unique<BusBandwidth>(BusBandwidth::Mode::quanta_window); }, {}},
   };
   return t;
 }

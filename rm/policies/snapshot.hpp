@@ -2,6 +2,7 @@
 // live jobs and by the simulator (sim/) from models; a policy cannot tell the two apart (DESIGN rule 2).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -45,11 +46,32 @@ struct HistoryEntry {
   double at = 0;  // when the report was received (snapshot time base)
 };
 
-// Memory-bandwidth / SMT samples for the bandwidth- and symbiosis-aware policies (later issues).
+// Memory-bandwidth samples of a job (docs/architecture.md, "Sensors"). The sensor layer (rm/sensors/) fills
+// them once per RM quantum for every job that ran that whole quantum on an unchanged allocation; the
+// simulator fills them the same way. Unit: bytes per second of memory traffic of the whole job (all its
+// threads) over the sampled interval. A moving window of the latest kWindow samples (Antonopoulos et al.
+// §4: "the window ... is 5 samples long"), oldest first. Policies that want another quantity (the paper's
+// bus transactions per µs, per thread) derive it from these.
+struct BandwidthSample {
+  double at = 0;           // end of the sampled interval (snapshot time base, seconds)
+  double bytes_per_s = 0;  // memory traffic of the whole job over the interval
+  int threads = 1;         // CPUs the job ran on during the interval (its allocation)
+};
+
 struct Bandwidth {
-  bool valid = false;
-  double bus_tps = 0;        // bus transactions per second (or GB/s, per the sensor's unit)
-  double slowdown = 0;       // iteration-time slowdown vs running alone (no-PMU fallback)
+  static constexpr int kWindow = 5;
+  std::array<BandwidthSample, kWindow> samples{};  // samples[0..count) valid, oldest first
+  int count = 0;
+  std::string source;      // the backend that measured them: perf_event, papi, app-reported, counter-free, replay
+  double slowdown = 0;     // counter-free only: iteration time now / alone at the same team size; 0 unknown
+
+  [[nodiscard]] bool valid() const { return count > 0; }
+  [[nodiscard]] const BandwidthSample& latest() const { return samples[static_cast<std::size_t>(count - 1)]; }
+  // Mean over the latest min(n, count) samples of each sample's bytes_per_s / threads (the paper's
+  // "equipartitioning the bandwidth ... among its threads"); 0 when there is none.
+  [[nodiscard]] double mean_per_thread(int n) const;
+  // Appends a sample, dropping the oldest beyond kWindow.
+  void push(const BandwidthSample& s);
 };
 
 struct JobView {
@@ -71,6 +93,9 @@ struct Machine {
   int cores = 1;
   int packages = 1;
   int threads_per_core = 1;
+  // Memory bandwidth the machine sustains with every CPU streaming (a STREAM-like copy on all CPUs), bytes
+  // per second; 0 unknown. The bandwidth-aware policies' bus capacity (cosched-rm --mem-bandwidth).
+  double mem_bandwidth = 0;
 };
 
 struct Snapshot {

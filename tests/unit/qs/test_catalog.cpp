@@ -42,6 +42,7 @@ TEST(Catalog, EntriesWithEveryKey) {
       "    iteration_s: 0.05\n"
       "    period: 490\n"
       "    team: malleable\n"
+      "    bandwidth: 750M\n"
       "  7:\n"
       "    name: sim-only\n"
       "    speedup: {model: downey, A: 16, sigma: 0.5}\n");
@@ -57,7 +58,9 @@ TEST(Catalog, EntriesWithEveryKey) {
   EXPECT_EQ(swim.iteration_s, 0.05);
   EXPECT_EQ(swim.period, 490);
   EXPECT_EQ(swim.team, "malleable");
+  EXPECT_EQ(swim.bandwidth, 750e6);
   EXPECT_EQ(c.apps.at(7).team, "");  // automatic
+  EXPECT_FALSE(c.apps.at(7).bandwidth.has_value());
   EXPECT_TRUE(c.apps.at(7).command.empty());
   EXPECT_EQ(c.apps.at(7).speedup->average_parallelism, 16);
   ASSERT_TRUE(c.default_app.has_value());
@@ -79,7 +82,7 @@ TEST(Catalog, FindFallsBackToDefault) {
 
 TEST(Catalog, ErrorsNameLineAndKey) {
   EXPECT_EQ(parse_error("apps:\n  1:\n    name: a\n    comand: x\n"),
-            "cat.yaml:4: apps.1: unknown key 'comand' (expected name, command, class, speedup, iteration_s, period, team)");
+            "cat.yaml:4: apps.1: unknown key 'comand' (expected name, command, class, speedup, iteration_s, period, team, bandwidth)");
   EXPECT_EQ(parse_error("apps:\n  1:\n    command: x\n"), "cat.yaml:3: apps.1: needs a name");
   EXPECT_EQ(parse_error("apps:\n  1:\n    name: a\n"),
             "cat.yaml:3: apps.1: needs a command (real runs) or a speedup model (simulation)");
@@ -95,6 +98,8 @@ TEST(Catalog, ErrorsNameLineAndKey) {
             "cat.yaml:4: apps.1.speedup.A: '0.5' is not in [1, 1e+09]");
   EXPECT_EQ(parse_error("apps:\n  1:\n    name: a\n    speedup: {model: table, points: [[1, 1], [1, 2]]}\n"),
             "cat.yaml:4: apps.1.speedup.points[1].cpus: '1' does not increase over the previous point");
+  EXPECT_EQ(parse_error("apps:\n  1:\n    name: a\n    command: b\n    bandwidth: fast\n"),
+            "cat.yaml:5: apps.1.bandwidth: 'fast' is not a rate in bytes/s (e.g. 750M, 2.5G, 7.5e8)");
   EXPECT_EQ(parse_error("apps:\n  1:\n    name: a\n    command: b\n    iteration_s: fast\n"),
             "cat.yaml:5: apps.1.iteration_s: 'fast' is not a number");
   EXPECT_EQ(parse_error("apps:\n  1:\n    name: a\n    command: b\n    period: 2.5\n"),

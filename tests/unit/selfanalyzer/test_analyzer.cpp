@@ -235,3 +235,62 @@ TEST(Analyzer, ReportMapsOntoTheArenaJobBlock) {
 
 }  // namespace
 }  // namespace cosched::sa
+
+namespace cosched::sa {
+namespace {
+
+// The counter-free bandwidth sensor's input (proto::SensorBlock): every clean iteration, cumulated, even
+// the ones the change detector would call a jump (a memory-hungry neighbour makes exactly such jumps).
+TEST(Analyzer, CleanSamplesAreCumulatedForTheSensors) {
+  Config c;
+  c.min_sample_s = 0;  // one sample per iteration
+  Analyzer a{c};
+  a.set_baseline_enabled(false);
+  std::uint64_t t = 0;
+  auto iteration = [&](std::uint64_t ns, bool stopped = false) {
+    a.on_iteration_begin(1, t, 2);
+    a.on_region(7, t + 1, 2);
+    if (stopped) a.discard_iteration();  // the RM stopped the job during it: not clean
+    t += ns;
+    a.on_iteration_end(1, t, 2);
+  };
+  iteration(10'000'000);  // the first iteration opens the loop: a sample
+  iteration(10'000'000);
+  EXPECT_EQ(a.clean_iterations(), 2U);
+  EXPECT_EQ(a.clean_ns(), 20'000'000U);
+  EXPECT_EQ(a.clean_team(), 2);
+  iteration(50'000'000, true);
+  EXPECT_EQ(a.clean_iterations(), 2U);
+  iteration(30'000'000);  // three times slower next to a streamer: still a clean sample
+  EXPECT_EQ(a.clean_iterations(), 3U);
+  EXPECT_EQ(a.clean_ns(), 50'000'000U);
+  EXPECT_EQ(a.clean_wait_ns(), 0U);  // no wait source: nothing known
+}
+
+std::uint64_t g_wait = 0;
+std::uint64_t fake_wait() noexcept { return g_wait; }
+
+TEST(Analyzer, CleanSamplesCarryTheirWaitForACpu) {
+  Config c;
+  c.min_sample_s = 0;
+  c.max_wait_fraction = 1.0;  // keep every sample: this is about the sum, not the outside-load filter
+  Analyzer a{c};
+  a.set_baseline_enabled(false);
+  a.set_wait_source(&fake_wait);
+  std::uint64_t t = 0;
+  auto iteration = [&](std::uint64_t ns, std::uint64_t waited) {
+    a.on_iteration_begin(1, t, 2);
+    a.on_region(7, t + 1, 2);
+    t += ns;
+    g_wait += waited;
+    a.on_iteration_end(1, t, 2);
+  };
+  iteration(10'000'000, 0);
+  iteration(20'000'000, 16'000'000);  // two threads, 8 ms each in the run queue
+  EXPECT_EQ(a.clean_iterations(), 2U);
+  EXPECT_EQ(a.clean_ns(), 30'000'000U);
+  EXPECT_EQ(a.clean_wait_ns(), 16'000'000U);
+}
+
+}  // namespace
+}  // namespace cosched::sa

@@ -1,0 +1,49 @@
+/* bbma: the Bus-Bandwidth-Monopolising Application of Antonopoulos et al. (§3): a two-dimensional array whose
+ * rows are one cache line each, written column by column — the first element of every line, then the
+ * second, ... Stored row-wise (C), so every write touches another line; the array is 4 times the last-level
+ * cache (the paper: twice its L2, which was its last level), so each line has been evicted by the time its
+ * next element is written. Every write therefore costs a line from memory and a dirty line written back:
+ * 2 × 64 bytes, reported with cosched_report_bytes. One iteration is one column over all lines; OpenMP
+ * threads split the lines. */
+#include "microbench.h"
+
+struct bbma {
+  double* a;
+  long lines;
+  long per_line;  /* doubles per line */
+  double line;
+};
+
+static double column(long it, void* ctx) {
+  struct bbma* b = ctx;
+  const long j = it % b->per_line;
+  double* a = b->a;
+  const long per_line = b->per_line;
+#pragma omp parallel for schedule(static)
+  for (long i = 0; i < b->lines; ++i) a[i * per_line + j] += 1.0;
+  return (double)b->lines * 2.0 * b->line;
+}
+
+int main(int argc, char** argv) {
+  struct mb_options o;
+  int rc = mb_parse(argc, argv, &o, "bbma", "column-wise writes, one new line from memory per write",
+                    "array size (default 4 x the last-level cache, at least 64 MiB)");
+  if (rc != 0) return rc;
+  struct bbma b;
+  b.line = (double)mb_line();
+  b.per_line = (long)(b.line / sizeof(double));
+  double size = o.size_bytes > 0 ? o.size_bytes : 4.0 * (double)mb_llc();
+  if (o.size_bytes <= 0 && size < 64.0 * 1048576) size = 64.0 * 1048576;
+  b.lines = (long)(size / b.line);
+  if (b.lines < 1) b.lines = 1;
+  b.a = mb_alloc((size_t)b.lines * (size_t)b.line);
+#pragma omp parallel for schedule(static)
+  for (long i = 0; i < b.lines * b.per_line; ++i) b.a[i] = 0;  /* first touch, by the threads that write */
+  if (!o.quiet) {
+    printf("bbma: %.1f MiB, %ld lines of %.0f bytes, last-level cache %.1f MiB\n", (double)b.lines * b.line / 1048576.0,
+           b.lines, b.line, (double)mb_llc() / 1048576.0);
+  }
+  mb_run("bbma", &o, (double)b.lines * b.line, column, &b);
+  free(b.a);
+  return 0;
+}
