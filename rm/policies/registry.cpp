@@ -6,6 +6,7 @@
 #include "equal_efficiency.hpp"
 #include "equipartition.hpp"
 #include "gang.hpp"
+#include "membus.hpp"
 #include "pdpa.hpp"
 #include "sw_dss.hpp"
 #include "vtq_dss.hpp"
@@ -41,6 +42,9 @@ const std::vector<Entry>& table() {
       {"vtq-dss", "Variable Time Quantum DSS: gangs with per-job quanta that equalise CPU time, a repository "
                   "queue fills the holes (3.2.3)",
        [](const Machine&) { return std::make_unique<VtqDss>(); }, {}},
+      {"membus", "MemBUS: gangs chosen by memory and network bandwidth fit, q = 0.5 s, window w = 2; "
+                 "cluster-wide with cosched-cluster (Koukis & Koziris 2006)",
+       [](const Machine&) { return std::make_unique<Membus>(); }, {}},
   };
   return t;
 }
