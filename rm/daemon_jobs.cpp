@@ -375,10 +375,6 @@ void Daemon::apply(const policy::Decision& d, policy::Event event, policy::JobId
         remember_why(j, policy::to_string(event), from, count, reason);
         COSCHED_INFO(policy, "job {}: {} → {} CPU(s) [{}] ({})", j.id, from, count, cpus.to_string(), reason);
       }
-      if (resumed && !j.runnable) {
-        resume_job(j, a != nullptr && !a->reason.empty() ? a->reason : "policy");
-        COSCHED_DEBUG(policy, "job {}: resumed on {} CPU(s) [{}]", j.id, count, cpus.to_string());
-      }
       nlohmann::json job_entry = {{"id", j.id},
                                   {"pid", j.pid},  // joins the log to qsubmit's jobs.csv and to ps
                                   {"allocated", count},
@@ -389,6 +385,13 @@ void Daemon::apply(const policy::Decision& d, policy::Event event, policy::JobId
       if (several) job_entry["job"] = r.id;
       if (moved || restated || resumed || (a != nullptr && !a->reason.empty())) changes_json.push_back(job_entry);
       if (log_.is_open()) jobs_json.push_back(std::move(job_entry));
+    }
+    // Resumed once every process has its CPUs and team: the ranks of a job continue back to back, with no
+    // cgroup write (milliseconds) between them.
+    for (Job* m : u.members) {
+      if (!resumed || m->runnable) continue;
+      resume_job(*m, a != nullptr && !a->reason.empty() ? a->reason : "policy");
+      COSCHED_DEBUG(policy, "job {}: resumed on {} CPU(s) [{}]", m->id, m->allocation, m->cpus.to_string());
     }
   }
   // The jobs that sit this decision out (stopped now or before), in the log too.
