@@ -131,7 +131,10 @@ bool convert_field(const FieldInfo& f, std::string_view tok, Job& job, std::stri
   return true;
 }
 
-bool parse_job_line(std::string_view text, std::int64_t line, Job& job, std::string& why) {
+// `extra` is set when the line has more than 18 columns and `allow_extra` let it through.
+bool parse_job_line(std::string_view text, std::int64_t line, bool allow_extra, Job& job, bool& extra,
+                    std::string& why) {
+  extra = false;
   job = Job{};
   job.line = line;
   std::array<std::string_view, kFieldCount> tokens;
@@ -145,8 +148,11 @@ bool parse_job_line(std::string_view text, std::int64_t line, Job& job, std::str
     if (count < kFieldCount) tokens[static_cast<std::size_t>(count)] = text.substr(start, i - start);
     ++count;
   }
-  if (count != kFieldCount) {
+  if (count > kFieldCount && allow_extra) {
+    extra = true;
+  } else if (count != kFieldCount) {
     why = "expected " + std::to_string(kFieldCount) + " fields, found " + std::to_string(count);
+    if (count > kFieldCount) why += " (--extra-fields ignore reads the first " + std::to_string(kFieldCount) + ")";
     return false;
   }
   for (std::size_t k = 0; k < kFields.size(); ++k) {
@@ -275,7 +281,8 @@ Result<Workload> parse(std::string_view text, std::string_view name, const Optio
       continue;
     }
     Job job;
-    bool ok = parse_job_line(body, line, job, why);
+    bool extra = false;
+    bool ok = parse_job_line(body, line, options.extra_fields == ExtraFields::ignore, job, extra, why);
     if (ok && !options.sort_by_submit && job.submit_s < last_submit) {
       why = field_prefix(kFields[1]) + quoted(format_real(job.submit_s)) + " is earlier than " +
             format_real(last_submit) + " on line " + std::to_string(last_submit_line) +
@@ -287,6 +294,7 @@ Result<Workload> parse(std::string_view text, std::string_view name, const Optio
       reject(join_message(name, line, why));
       continue;
     }
+    if (extra && w.lines_with_extra_fields++ == 0) w.first_extra_fields_line = line;
     last_submit = job.submit_s;
     last_submit_line = line;
     w.jobs.push_back(job);

@@ -109,10 +109,18 @@ struct Workload {
   std::int64_t skipped_lines = 0;
   std::vector<std::string> warnings;
   static constexpr std::size_t kMaxWarnings = 1000;
+  // ExtraFields::ignore only: job lines that had more than 18 columns, and the first of them.
+  std::int64_t lines_with_extra_fields = 0;
+  std::int64_t first_extra_fields_line = 0;
 };
+
+// What to do with columns after the 18th. Tools that convert or annotate archive logs append some (queue
+// names, node lists); the standard has exactly 18, so by default they are an error that names the line.
+enum class ExtraFields { error, ignore };
 
 struct Options {
   bool lenient = false;         // skip bad lines instead of failing
+  ExtraFields extra_fields = ExtraFields::error;  // ignore: read the first 18 columns, count the lines
   bool sort_by_submit = false;  // accept submit times in any order and stable-sort by them
 };
 

@@ -14,6 +14,12 @@ std::vector<std::string> workload_notes(const Workload& w, std::string_view name
                             : "";
     out.push_back(std::string(name) + ": " + std::to_string(w.skipped_lines) + " bad line(s) skipped in all" + shown);
   }
+  if (w.lines_with_extra_fields > 0) {
+    out.push_back(std::string(name) + ":" + std::to_string(w.first_extra_fields_line) + ": " +
+                  std::to_string(w.lines_with_extra_fields) + " job line(s) had more than " +
+                  std::to_string(kFieldCount) + " fields; only the first " + std::to_string(kFieldCount) +
+                  " were read (--extra-fields ignore)");
+  }
   // The archive's header states how many records the full log holds: fewer here means a cut-off download
   // or a file cut by hand, whose results would describe part of a workload.
   for (const char* key : {"MaxJobs", "MaxRecords"}) {

@@ -28,6 +28,7 @@
 #include "guard.hpp"
 #include "job.hpp"
 #include "policies/policy.hpp"
+#include "register_body.hpp"
 #include "topology.hpp"
 
 namespace cosched::rm {
@@ -107,7 +108,7 @@ class Daemon {
   // daemon_jobs.cpp
   void handle_register(Conn& c, const wire::Frame& f);
   // Admits one process; `key` non-empty makes it a member of that job (mpi_jobs.cpp). Returns false when refused.
-  void admit(Conn& c, const proto::RegisterBody& body, const std::string& key, int rank);
+  void admit(Conn& c, RegisterRequest body, const std::string& key, int rank);
   void confine_admitted();
   bool track_suspended();  // suspended.cpp: true when a job was stopped or continued since the last call
   void depart(policy::JobId id, const std::string& why);

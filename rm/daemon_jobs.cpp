@@ -12,6 +12,7 @@
 #include "daemon.hpp"
 #include "placement.hpp"
 #include "rank_split.hpp"
+#include "register_body.hpp"
 
 namespace cosched::rm {
 
@@ -22,15 +23,6 @@ constexpr std::size_t kHistoryDepth = 16;
 constexpr std::size_t kDepartedKept = 256;
 
 int pidfd_open(pid_t pid) { return static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)); }
-
-std::string printable(const char* s, std::size_t max) {
-  std::string out;
-  for (std::size_t i = 0; i < max && s[i] != '\0'; ++i) {
-    unsigned char ch = static_cast<unsigned char>(s[i]);
-    out.push_back(ch >= 0x20 && ch < 0x7f ? static_cast<char>(ch) : '?');
-  }
-  return out;
-}
 
 }  // namespace
 
@@ -46,25 +38,17 @@ void Daemon::handle_register(Conn& c, const wire::Frame& f) {
     queue_reply(c, proto::MsgType::refused, "already registered as job " + std::to_string(c.job));
     return;
   }
-  if (f.payload.size() != sizeof(proto::RegisterBody)) {
-    return refuse("register message has " + std::to_string(f.payload.size()) + " bytes, expected " +
-                  std::to_string(sizeof(proto::RegisterBody)));
-  }
-  proto::RegisterBody body{};
-  std::memcpy(&body, f.payload.data(), sizeof body);
-  admit(c, body, {}, 0);
+  auto body = parse_register_body(f.payload);
+  if (!body) return refuse(body.error().message);
+  admit(c, std::move(*body), {}, 0);
 }
 
-void Daemon::admit(Conn& c, const proto::RegisterBody& body, const std::string& key, int rank) {
+void Daemon::admit(Conn& c, RegisterRequest body, const std::string& key, int rank) {
   auto refuse = [&](const std::string& why) {
     COSCHED_THROTTLED(peer_log_, rm, warn, "registration from pid {} refused: {}", c.pid, why);
     c.closing = true;
     queue_reply(c, proto::MsgType::refused, why);
   };
-  if (body.request < 1 || body.request > proto::kMaxCpus) {
-    return refuse("field request=" + std::to_string(body.request) + " out of range [1, " +
-                  std::to_string(proto::kMaxCpus) + "]");
-  }
   for (auto& [id, j] : jobs_) {
     if (j.pid == c.pid) return refuse("pid " + std::to_string(c.pid) + " is already job " + std::to_string(id));
   }
@@ -73,7 +57,7 @@ void Daemon::admit(Conn& c, const proto::RegisterBody& body, const std::string& 
   j.id = next_id_++;
   j.pid = c.pid;
   j.uid = c.uid;
-  j.command = printable(body.command, sizeof body.command);
+  j.command = std::move(body.command);
   j.request = body.request;
   j.flags = body.flags;
   j.arrival = now();

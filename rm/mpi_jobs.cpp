@@ -8,6 +8,7 @@
 
 #include "cosched/log.hpp"
 #include "daemon.hpp"
+#include "register_body.hpp"
 
 namespace cosched::rm {
 
@@ -42,6 +43,8 @@ void Daemon::handle_register_rank(Conn& c, const wire::Frame& f) {
     return refuse("register_rank message has " + std::to_string(f.payload.size()) + " bytes, expected " +
                   std::to_string(sizeof(proto::RegisterRankBody)));
   }
+  auto base = parse_register_body(std::string_view(f.payload).substr(0, sizeof(proto::RegisterBody)));
+  if (!base) return refuse(base.error().message);
   proto::RegisterRankBody body{};
   std::memcpy(&body, f.payload.data(), sizeof body);
   std::string key;
@@ -54,7 +57,7 @@ void Daemon::handle_register_rank(Conn& c, const wire::Frame& f) {
     return refuse("field local_ranks=" + std::to_string(body.local_ranks) + " out of range [0, " +
                   std::to_string(proto::kMaxCpus) + "]");
   }
-  admit(c, body.base, key, body.rank);
+  admit(c, std::move(*base), key, body.rank);
 }
 
 std::vector<Daemon::Unit> Daemon::units() {

@@ -79,7 +79,8 @@ int main(int argc, char** argv) {
     if (auto st = log::configure(o.log_spec); !st) return fail(st.error().message);
   }
 
-  auto workload = swf::read_file(o.workload, swf::Options{.lenient = o.lenient});
+  auto workload = swf::read_file(o.workload, swf::Options{.lenient = o.lenient,
+                                 .extra_fields = o.extra_fields == "ignore" ? swf::ExtraFields::ignore : swf::ExtraFields::error});
   if (!workload) return fail(workload.error().message);
   if (auto st = swf::require_jobs(*workload, o.workload); !st) return fail(st.error().message);
   for (const auto& w : workload->warnings) std::cerr << "cosched-sim: warning: " << w << "\n";

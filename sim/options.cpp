@@ -45,6 +45,9 @@ ParsedOptions parse_options(int argc, char** argv) {
   app.add_option("--time-scale,-t", o.time_scale, "multiply submit times by X")
       ->check(CLI::PositiveNumber)->capture_default_str();
   app.add_flag("--lenient", o.lenient, "skip malformed SWF lines (with a warning)");
+  app.add_option("--extra-fields", o.extra_fields,
+                 "columns after the 18th of a job line: error (the standard has 18) or ignore (read the first 18, with one warning counting the lines)")
+      ->check(CLI::IsMember({"error", "ignore"}))->capture_default_str();
 
   // Queuing system (qsubmit's rules).
   app.add_option("--ml", o.sim.fixed_ml, "fixed multiprogramming level (default: the policy's may_start)")

@@ -20,6 +20,7 @@ struct Options {
   std::int64_t max_procs = 0;   // source machine for request scaling; 0 = the SWF header's
   double time_scale = 1.0;
   bool lenient = false;
+  std::string extra_fields = "error";  // error | ignore (swf::ExtraFields)
   std::string default_speedup = "linear";
   double default_iteration_s = 1.0;
   std::string out_dir;          // "" = ./cosched-sim-<policy>-<timestamp>

@@ -55,6 +55,9 @@ ParsedOptions parse_options(int argc, char** argv) {
   app.add_option("--out,-o", o.out_dir, "output directory (default: $XDG_DATA_HOME/cosched/runs/qsubmit-<policy|native>-<timestamp>, "
                  "XDG_DATA_HOME defaulting to ~/.local/share)");
   app.add_flag("--lenient", o.lenient, "skip malformed SWF lines (with a warning) instead of refusing the workload");
+  app.add_option("--extra-fields", o.extra_fields,
+                 "columns after the 18th of a job line: error (the standard has 18) or ignore (read the first 18, with one warning counting the lines)")
+      ->check(CLI::IsMember({"error", "ignore"}))->capture_default_str();
   app.add_flag("--quiet,-q", o.quiet, "no progress line and no summary table");
 
   native->excludes(socket)->excludes(policy);

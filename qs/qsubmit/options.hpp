@@ -39,6 +39,7 @@ struct Options {
   std::string cpus;              // private RM: --cpus list
   std::string out_dir;           // empty: ./qsubmit-<policy|native>-<timestamp>
   bool lenient = false;
+  std::string extra_fields = "error";  // error | ignore (swf::ExtraFields)
   bool quiet = false;
 
   // "native", the policy name, or "rm" when an existing RM is used (its policy is only known once asked).

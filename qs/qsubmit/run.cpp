@@ -119,6 +119,7 @@ int run_qsubmit(const Options& options) {
   load.time_scale = options.time_scale;
   load.max_procs = options.max_procs;
   load.lenient = options.lenient;
+  load.extra_fields = options.extra_fields == "ignore" ? swf::ExtraFields::ignore : swf::ExtraFields::error;
   auto workload = load_workload(load, default_program_lookup());
   if (!workload) return bad_input(workload.error().message);
   for (const auto& w : workload->warnings) std::fprintf(stderr, "qsubmit: skipped: %s\n", w.c_str());

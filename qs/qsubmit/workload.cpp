@@ -56,6 +56,7 @@ Result<LoadedWorkload> load_workload(const LoadSettings& settings, const catalog
 
   swf::Options read_options;
   read_options.lenient = settings.lenient;
+  read_options.extra_fields = settings.extra_fields;
   auto trace = swf::read_file(settings.swf_path, read_options);
   if (!trace) return trace.error();
   if (auto st = swf::require_jobs(*trace, settings.swf_path); !st) return st.error();

@@ -44,6 +44,7 @@ struct LoadSettings {
   double time_scale = 1.0;
   std::int64_t max_procs = 0;     // 0: take the SWF header's
   bool lenient = false;
+  swf::ExtraFields extra_fields = swf::ExtraFields::error;
 };
 
 // catalog.yaml in the directory of the SWF file.

@@ -79,6 +79,14 @@ class WorkloadInputs(unittest.TestCase):
         with open(os.path.join(out, "summary.json")) as f:
             self.assertEqual(json.load(f)["skipped_lines"], 1200)
 
+    def test_extra_columns_refused_unless_ignored(self):
+        # A converted archive log with a queue name and a node list after the 18 fields.
+        swf = self.write("wide.swf.gz", GOOD.rstrip("\n") + " batch n[1-2]\n")
+        self.assert_bad_input_in_both(swf, f"{swf}:1: expected 18 fields, found 20 (--extra-fields ignore")
+        for r in self.both(swf, "--extra-fields", "ignore"):
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn(f"{swf}:1: 1 job line(s) had more than 18 fields; only the first 18 were read", r.stderr)
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)

@@ -229,6 +229,44 @@ class DynamicMultiprogrammingLevel(QsubmitTestCase):
         self.assertEqual(max(running), 2, running)
 
 
+# A closed workload (SWF fields 17 and 18): job 2 is submitted 2 trace seconds (1 s at --time-scale 0.5)
+# after job 1 ends, job 4 right after job 2 ends; jobs 1 and 3 arrive at once and share the CPUs.
+CLOSED_WORKLOAD = """\
+; Version: 2.2
+; MaxProcs: 2
+; Note: qsubmit integration test: a closed workload under gang scheduling
+1 0 -1 1 2 -1 -1 2 -1 -1 1 -1 -1 2 -1 -1 -1 -1
+2 0 -1 1 2 -1 -1 2 -1 -1 1 -1 -1 2 -1 -1 1 2
+3 0 -1 3 2 -1 -1 2 -1 -1 1 -1 -1 1 -1 -1 -1 -1
+4 0 -1 1 2 -1 -1 2 -1 -1 1 -1 -1 2 -1 -1 2 0
+"""
+
+
+class ClosedWorkload(QsubmitTestCase):
+    def test_successors_are_submitted_after_their_predecessor_ends_plus_think_time(self):
+        self.write_workload(CLOSED_WORKLOAD, long_iters=60, serial="0.0")
+        r, out = self.qsubmit("--policy", "gang", "--cpus", "0-1", "--quiet")
+        self.assertEqual(r.returncode, 0, f"qsubmit failed:\n{r.stdout}\n{r.stderr}")
+        jobs = read_jobs(out)
+        self.assertEqual(sorted(jobs), [1, 2, 3, 4])
+        for job_id, j in jobs.items():
+            self.assertEqual(j["exit_status"], 0, f"job {job_id}")
+            self.assertGreater(int(j["rm_id"]), 0, f"job {job_id} ran without the RM")
+            self.assertGreaterEqual(j["start"], j["submit"] - 1e-3, f"job {job_id} started before it arrived")
+        # Think time is counted from the predecessor's end as qsubmit saw it (its poll is 50 ms or less).
+        self.assertAlmostEqual(jobs[2]["submit"], jobs[1]["end"] + 1.0, delta=0.25, msg=jobs)
+        self.assertAlmostEqual(jobs[4]["submit"], jobs[2]["end"], delta=0.25, msg=jobs)
+        # Jobs 1 and 3 arrived together and time-shared under gang: each was stopped at least once.
+        stopped = {int(jobs[i]["rm_id"]) for i in (1, 3)}
+        stops = {}
+        with open(os.path.join(out, "decisions.jsonl")) as f:
+            for line in f:
+                for a in json.loads(line).get("jobs", []):
+                    if a.get("id") in stopped and a.get("run") == "stopped":
+                        stops[a["id"]] = stops.get(a["id"], 0) + 1
+        self.assertEqual(set(stops), stopped, f"jobs stopped by gang: {stops}")
+
+
 class NativeRun(QsubmitTestCase):
     def test_native_writes_the_same_files(self):
         self.write_workload(WORKLOAD, long_iters=20)

@@ -134,6 +134,27 @@ TEST(SwfRead, MachineProcsFallsBackToMaxNodes) {
   EXPECT_EQ(parse_ok("; Note: none\n").header.machine_procs(), std::nullopt);
 }
 
+// Tools that annotate archive logs append columns (queue names, node lists): with ExtraFields::ignore the
+// first 18 are read as usual, the rest dropped, and one note counts the lines; fewer than 18 stay an error.
+TEST(SwfRead, ExtraFieldsIgnoredOnlyWhenAsked) {
+  const std::string text = std::string(kFullLine) + " batchq node[1-4]\n" + kFullLine + "\n" + kFullLine + " x\n";
+  swf::Options ignore;
+  ignore.extra_fields = swf::ExtraFields::ignore;
+  auto w = parse_ok(text, ignore);
+  ASSERT_EQ(w.jobs.size(), 3U);
+  EXPECT_EQ(w.jobs[0].number, 7);
+  EXPECT_EQ(w.jobs[0].think_time_s, 30);  // field 18 read, "batchq" not taken for it
+  EXPECT_EQ(w.lines_with_extra_fields, 2);
+  EXPECT_EQ(w.first_extra_fields_line, 1);
+  auto notes = swf::workload_notes(w, "w1.swf");
+  ASSERT_EQ(notes.size(), 1U);
+  EXPECT_EQ(notes[0], "w1.swf:1: 2 job line(s) had more than 18 fields; only the first 18 were read (--extra-fields ignore)");
+  EXPECT_EQ(parse_error(text), "w1.swf:1: expected 18 fields, found 20 (--extra-fields ignore reads the first 18)");
+  auto short_line = swf::parse("1 0 -1 10 2 -1 -1 2 -1 -1 1 -1 -1 1 -1 -1 -1\n", "w1.swf", ignore);
+  ASSERT_FALSE(short_line.ok());
+  EXPECT_EQ(short_line.error().message, "w1.swf:1: expected 18 fields, found 17");
+}
+
 TEST(SwfRead, MalformedLinesGiveOneExactMessage) {
   const std::string ok = "1 0 -1 10 2 -1 -1 2 -1 -1 1 -1 -1 1 -1 -1 -1 -1\n; c\n";
   EXPECT_EQ(parse_error(ok + "2 10 -1 10 2 -1 -1 abc -1 -1 1 -1 -1 1 -1 -1 -1 -1\n"),
@@ -141,7 +162,7 @@ TEST(SwfRead, MalformedLinesGiveOneExactMessage) {
   EXPECT_EQ(parse_error(ok + "2 10 -1 10 2 -1 -1 2 -1 -1 1 -1 -1 1 -1 -1 -1\n"),
             "w1.swf:3: expected 18 fields, found 17");
   EXPECT_EQ(parse_error(ok + "2 10 -1 10 2 -1 -1 2 -1 -1 1 -1 -1 1 -1 -1 -1 -1 9\n"),
-            "w1.swf:3: expected 18 fields, found 19");
+            "w1.swf:3: expected 18 fields, found 19 (--extra-fields ignore reads the first 18)");
   EXPECT_EQ(parse_error(ok + "2 10 -1 10 1.5 -1 -1 2 -1 -1 1 -1 -1 1 -1 -1 -1 -1\n"),
             "w1.swf:3: field 5 (allocated processors): '1.5' is not an integer");
   EXPECT_EQ(parse_error(ok + "2 10 -1 -5 2 -1 -1 2 -1 -1 1 -1 -1 1 -1 -1 -1 -1\n"),
