@@ -4,7 +4,7 @@ and the RM's file descriptors and memory before and after.
 
     bench/load/run.py BUILD_DIR [--jobs 256] [--cycles 10000] [--policy equip]
 
-1. Starts cosched-rm on CPUs 0-1 and JOBS short Amdahl jobs (request 2, 20 iterations of 1 ms) all at once;
+1. Starts cosched-rm on CPUs 0-1 and JOBS short Amdahl jobs (request 2, ITERATIONS of 2 ms) one after the other;
    while they run, asks for `status` every 20 ms and records each round trip. Prints the median, the 99th
    percentile and the maximum, the number of jobs seen at once, every job's exit status, and the RM's fds
    and RSS before and after.
@@ -65,7 +65,18 @@ def main():
     ap.add_argument("--jobs", type=int, default=256)
     ap.add_argument("--cycles", type=int, default=10000)
     ap.add_argument("--policy", default="equip")
+    ap.add_argument("--iterations", type=int, default=50, help="of 2 ms each per job (100 ms of CPU)")
     a = ap.parse_args()
+
+    # The poller runs at the RM's niceness (-10) when it may, the jobs at 0: otherwise the figure is the
+    # client's own wait for a CPU among hundreds of job threads, not the RM's answer.
+    try:
+        os.setpriority(os.PRIO_PROCESS, 0, -10)
+    except PermissionError:
+        print("note: cannot raise the poller's priority (not root): round trips include its own CPU wait")
+
+    def as_job():
+        os.setpriority(os.PRIO_PROCESS, 0, 0)
 
     d = tempfile.mkdtemp(prefix="cosched-bench-")
     sock = os.path.join(d, "rm.sock")
@@ -81,8 +92,8 @@ def main():
         for _ in range(a.jobs):
             procs.append(subprocess.Popen(
                 [os.path.join(a.build, "libruntime/launcher/cosched-run"), "--socket", sock, "--request", "2",
-                 "--quiet", "--", os.path.join(a.build, "bin/amdahl-clang"), "--iterations", "20", "--work-ms", "1"],
-                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+                 "--quiet", "--", os.path.join(a.build, "bin/amdahl-clang"), "--iterations", str(a.iterations), "--work-ms", "2"],
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=as_job))
         rtts, most = [], 0
         while any(p.poll() is None for p in procs):
             t = time.monotonic()

@@ -97,5 +97,53 @@ class SpeedupOfUnmodifiedBinaries(RmTestCase):
         self.assertLessEqual(gap, 0.10, (tries, speedups))
 
 
+
+class AmdahlNormalisation(RmTestCase):
+    """The Amdahl normalisation end to end (PDPA paper §3.1; docs/selfanalyzer.md): a 2-CPU baseline, then
+    measurements at 1 CPU, and the parallel fraction f fitted through both points, T(p) = T1((1 - f) + f/p),
+    against the fraction the machine delivers natively, f = 2(1 - 1/S(2)), measured side by side."""
+
+    def fit(self, serial):
+        rm = self.start_rm("--baseline", "always", "--baseline-cpus", "2", policy="equip")
+        job = self.start_job([program("amdahl-clang"), "--serial-fraction", str(serial)] + WORK, rm, request=2,
+                             launcher=MALLEABLE)
+        wait_for(lambda: (rm.job(job.pid) or {}).get("measured_cpus") == 2, timeout=60, interval=0.1,
+                 what="a report at the 2-CPU baseline size")
+        # A neighbour that takes a CPU under Equipartition but hardly uses it (1 ms of work, then 50 ms asleep):
+        # the job goes to 1 CPU while the CPU wait it sees stays what it was at the baseline.
+        neighbour = self.start_job([program("amdahl-clang"), "--iterations", "100000", "--work-ms", "1",
+                                    "--sleep-ms", "50", "--quiet"], rm, request=2, launcher=MALLEABLE)
+        seen = {}
+
+        def enough():
+            j = rm.job(job.pid)
+            if j and j.get("measured_cpus") == 1 and j.get("amdahl_f") is not None:
+                seen[j["reports"]] = j
+            return len(seen) >= 3
+
+        wait_for(enough, timeout=90, interval=0.1, what="3 reports at 1 CPU with a fitted fraction")
+        neighbour.kill()
+        job.kill()
+        rm.stop()
+        return statistics.median(j["amdahl_f"] for j in seen.values()), seen[max(seen)]
+
+    def test_amdahl_fit_from_a_two_cpu_baseline(self):
+        serial = 0.3  # true parallel fraction 0.7
+
+        def attempt():
+            native = [native_speedup(serial)]
+            f, report = self.fit(serial)
+            native.append(native_speedup(serial))
+            f_native = 2 * (1 - 1 / statistics.mean(native))
+            return f - f_native, (f, f_native, native, report)
+
+        diff, (f, f_native, native, report), tries = measure_in_bounds(attempt, -0.1, 0.1)
+        figures = f"fitted f {f:.3f}, native f {f_native:.3f} (S(2) {native}); tries {[round(t, 3) for t in tries]}"
+        self.assertEqual(report["team"], 1, report)
+        self.assertLessEqual(abs(diff), 0.1, figures)
+        # At 1 CPU the Amdahl-normalised speedup against one CPU is 1 (PDPA paper §3.1).
+        self.assertAlmostEqual(report["speedup"], 1.0, delta=0.1, msg=figures)
+        print(f"Amdahl fit from a 2-CPU baseline: {figures}")
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)
