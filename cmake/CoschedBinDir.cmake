@@ -2,7 +2,7 @@
 # (next to the example programs already built there), so `export PATH="$PWD/build/release/bin:$PATH"` is
 # the one step a user needs. Links, not copies: the programs find libcosched and the example programs from
 # their real location (/proc/self/exe resolves the link), exactly as when run from their own directories.
-set(COSCHED_PROGRAMS cosched-rm cosched-ctl cosched-run qsubmit cosched-sim cosched-swfgen)
+set(COSCHED_PROGRAMS cosched-rm cosched-ctl cosched-run qsubmit cosched-sim cosched-swfgen cosched-cluster)
 set(_link_commands)
 set(_linked)
 foreach(program IN LISTS COSCHED_PROGRAMS)

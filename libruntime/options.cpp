@@ -41,6 +41,35 @@ int cpus_we_may_use() {
   return n > 0 ? static_cast<int>(n) : 1;
 }
 
+// A non-negative integer (ranks start at 0); -1 when absent or bad.
+int env_rank(const char* name) {
+  const char* s = std::getenv(name);
+  if (s == nullptr || *s == '\0') return -1;
+  char* end = nullptr;
+  long v = std::strtol(s, &end, 10);
+  return *end == '\0' && v >= 0 && v < (1L << 30) ? static_cast<int>(v) : -1;
+}
+
+// The job identity of an MPI rank: cosched-run --job, else Open MPI's (docs/usage.md, "MPI jobs").
+void read_job_identity(Options& o) {
+  const char* key = std::getenv("COSCHED_JOB");
+  const bool ompi = std::getenv("OMPI_COMM_WORLD_RANK") != nullptr;
+  if (key != nullptr && *key != '\0') {
+    o.job_key = key;
+  } else if (ompi) {
+    const char* ns = std::getenv("PMIX_NAMESPACE");
+    if (ns == nullptr || *ns == '\0') ns = std::getenv("OMPI_MCA_ess_base_jobid");
+    if (ns != nullptr && *ns != '\0') o.job_key = std::string("ompi:") + ns;
+  }
+  if (o.job_key.size() >= proto::kJobKeyMax) o.job_key.resize(proto::kJobKeyMax - 1);
+  o.rank = env_rank("COSCHED_RANK");
+  if (o.rank < 0) o.rank = env_rank("OMPI_COMM_WORLD_RANK");
+  if (o.rank < 0) o.rank = 0;
+  o.local_ranks = env_rank("COSCHED_LOCAL_RANKS");
+  if (o.local_ranks < 0) o.local_ranks = env_rank("OMPI_COMM_WORLD_LOCAL_SIZE");
+  if (o.local_ranks < 0) o.local_ranks = 0;
+}
+
 }  // namespace
 
 Options read_options() {
@@ -66,6 +95,7 @@ Options read_options() {
     }
   }
   if (const char* m = std::getenv("COSCHED_MEASURE"); m != nullptr && std::strcmp(m, "0") == 0) o.measure = false;
+  read_job_identity(o);
   return o;
 }
 

@@ -25,6 +25,12 @@ struct Options {
   bool debug = false;         // COSCHED_DEBUG=1: measurement summary at program end
   TeamOption team = TeamOption::automatic;  // COSCHED_TEAM=automatic|malleable|fixed
   bool measure = true;        // COSCHED_MEASURE=0: no SelfAnalyzer (team sizes only, no reports)
+  // A job of several processes (an MPI job): its identity, shared by all its processes, and this process's
+  // rank. COSCHED_JOB (cosched-run --job) wins; else Open MPI's job environment (PMIX_NAMESPACE, the same on
+  // every node of one mpirun). Empty: a job of its own.
+  std::string job_key;
+  int rank = 0;               // COSCHED_RANK, else OMPI_COMM_WORLD_RANK
+  int local_ranks = 0;        // COSCHED_LOCAL_RANKS, else OMPI_COMM_WORLD_LOCAL_SIZE; 0 unknown
 };
 
 Options read_options();

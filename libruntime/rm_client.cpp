@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <dirent.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -84,9 +85,23 @@ bool validate_arena(const proto::Arena* a, std::uint32_t job_id) {
          a->header.arena_size == proto::kArenaSize && a->header.job_id == job_id;
 }
 
+bool register_once(const Options& opt, bool explicit_api);
+
 }  // namespace
 
 bool rm_register(const Options& opt, bool explicit_api) {
+  // Once per process: the OpenMP tool and the MPI wrappers (MPI_Init) both call this, whichever comes first;
+  // the second finds the registration in place.
+  static std::atomic<int> state{0};  // 0 never tried, 1 registered, 2 failed (native)
+  if (int s = state.load(std::memory_order_acquire); s != 0) return s == 1;
+  const bool ok = register_once(opt, explicit_api);
+  state.store(ok ? 1 : 2, std::memory_order_release);
+  return ok;
+}
+
+namespace {
+
+bool register_once(const Options& opt, bool explicit_api) {
   g_tool.request = opt.request;
   g_tool.quiet = opt.quiet;
   g_tool.explicit_api = explicit_api;
@@ -106,9 +121,18 @@ bool rm_register(const Options& opt, bool explicit_api) {
   std::string cmd = own_command_line();
   std::strncpy(body.command, cmd.c_str(), sizeof body.command - 1);
 
+  // A process of a job of several (an MPI rank) names the job, so the RM makes all of them one gang.
+  proto::RegisterRankBody rank_body{};
+  rank_body.base = body;
+  std::strncpy(rank_body.job_key, opt.job_key.c_str(), sizeof rank_body.job_key - 1);
+  rank_body.rank = opt.rank;
+  rank_body.local_ranks = opt.local_ranks;
+  const bool is_rank = !opt.job_key.empty();
+
   wire::Frame reply;
   wire::RecvStatus st = wire::RecvStatus::error;
-  if (wire::send_frame(fd, proto::MsgType::register_job, &body, sizeof body)) {
+  if (is_rank ? wire::send_frame(fd, proto::MsgType::register_rank, &rank_body, sizeof rank_body)
+              : wire::send_frame(fd, proto::MsgType::register_job, &body, sizeof body)) {
     st = wire::recv_frame(fd, reply, proto::kMaxRequestPayload);
   }
   auto fail = [&](const std::string& why) {
@@ -143,7 +167,11 @@ bool rm_register(const Options& opt, bool explicit_api) {
   return true;
 }
 
+}  // namespace
+
 void rm_start_watcher() {
+  static std::atomic<bool> started{false};
+  if (started.exchange(true)) return;  // the OpenMP tool and the MPI wrappers may both ask
   pthread_attr_t attr;
   pthread_attr_init(&attr);
   pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);

@@ -6,7 +6,8 @@
 namespace cosched::rt {
 
 // Connects to the RM, registers this process and maps its arena into g_tool. On any failure the job stays
-// native: one warning line (unless quiet) and false. Called once, from the OMPT initialize callback.
+// native: one warning line (unless quiet) and false. Called from the OMPT initialize callback and from the MPI
+// wrappers' MPI_Init (mpi_bridge.cpp); only the first call registers, later ones return its outcome.
 bool rm_register(const Options& opt, bool explicit_api);
 
 // Starts the watcher thread that blocks on the RM socket; when the RM closes it (shutdown or death), the

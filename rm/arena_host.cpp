@@ -116,6 +116,9 @@ ArenaProgress ArenaHost::read_progress() const {
   ArenaProgress p;
   p.regions = j.regions.load(std::memory_order_relaxed);
   p.iterations = j.iterations.load(std::memory_order_relaxed);
+  p.net_bytes_out = j.net_bytes_out.load(std::memory_order_relaxed);
+  p.net_bytes_in = j.net_bytes_in.load(std::memory_order_relaxed);
+  p.net_messages = j.net_messages.load(std::memory_order_relaxed);
   p.last_team = std::clamp(j.last_team.load(std::memory_order_relaxed), 0, proto::kMaxCpus);
   const auto mode = static_cast<std::uint32_t>(j.team_mode.load(std::memory_order_relaxed));
   p.team_mode = mode <= proto::kTeamModeMax ? static_cast<proto::TeamMode>(mode) : proto::TeamMode::unknown;

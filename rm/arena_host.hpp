@@ -18,6 +18,10 @@ namespace cosched::rm {
 struct ArenaProgress {
   std::uint64_t regions = 0;
   std::uint64_t iterations = 0;
+  // PMPI wrapper counts (libcosched_mpi), monotonic as the job wrote them; the RM takes differences.
+  std::uint64_t net_bytes_out = 0;
+  std::uint64_t net_bytes_in = 0;
+  std::uint64_t net_messages = 0;
   int last_team = 0;          // team libomp formed for the last outermost region (0: none yet)
   proto::TeamMode team_mode = proto::TeamMode::unknown;
   std::uint64_t team_mismatches = 0;  // regions whose formed team differed from the one libcosched chose

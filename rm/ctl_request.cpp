@@ -77,6 +77,17 @@ Result<CtlRequest> parse_object(const json& req) {
   } else if (cmd == "set") {
     r.cmd = CtlCmd::set;
     if (auto st = read_params(req, true, r.params); !st) return st.error();
+  } else if (cmd == "cluster_local") {
+    r.cmd = CtlCmd::cluster_local;
+  } else if (cmd == "cluster_switch") {
+    r.cmd = CtlCmd::cluster_switch;
+    auto it = req.find("order");
+    if (it == req.end() || !it->is_array()) return bad("field 'order' (an array of job ids) is required");
+    if (it->size() > 65536) return bad("field 'order' has more than 65536 entries");
+    for (const auto& v : *it) {
+      if (!v.is_number_integer() || v.get<std::int64_t>() < 0) return bad("field 'order' must hold job ids (integers >= 0)");
+      r.order.push_back(v.get<policy::JobId>());
+    }
   } else {
     return bad("unknown command '" + cmd + "' (" + std::string(kCtlCommands) + ")");
   }

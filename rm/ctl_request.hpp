@@ -6,6 +6,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "cosched/error.hpp"
 #include "policies/registry.hpp"
@@ -13,7 +14,7 @@
 
 namespace cosched::rm {
 
-enum class CtlCmd { status, may_start, shutdown, decisions, policies, why, policy, set };
+enum class CtlCmd { status, may_start, shutdown, decisions, policies, why, policy, set, cluster_local, cluster_switch };
 
 struct CtlRequest {
   CtlCmd cmd = CtlCmd::status;
@@ -22,6 +23,7 @@ struct CtlRequest {
   double since = -1;         // decisions: entries with t > since
   policy::JobId job = 0;     // why: the job
   int queued = -1;           // may_start: jobs waiting in the asking queuing system (-1: not said)
+  std::vector<policy::JobId> order;  // cluster_switch: this node's jobs in the cluster's agreed order
 };
 
 // Parses one control request payload (a JSON object {"cmd": ..., ...}).
@@ -33,11 +35,13 @@ constexpr const char* ctl_command_name(CtlCmd c) noexcept {
     case CtlCmd::shutdown: return "shut the RM down";
     case CtlCmd::policy: return "switch the policy";
     case CtlCmd::set: return "set policy parameters";
+    case CtlCmd::cluster_switch: return "switch the cluster's gang (cosched-cluster)";
     default: return "use this command";
   }
 }
 
 // The command list shown when `cmd` is unknown.
-inline constexpr std::string_view kCtlCommands = "status, may_start, policy, set, why, decisions, policies, shutdown";
+inline constexpr std::string_view kCtlCommands =
+    "status, may_start, policy, set, why, decisions, policies, shutdown, cluster_local, cluster_switch";
 
 }  // namespace cosched::rm

@@ -183,6 +183,7 @@ void Daemon::on_quantum() {
   drop_stalled_connections();
   resume_accepting();  // after a pause for lack of fds: try again once per quantum
   poll_reports();
+  sample_network();
   track_suspended();  // the quantum's decision below acts on it
   for (auto& [id, j] : jobs_) enforcer_->refresh(j);
   enforcer_->tidy();

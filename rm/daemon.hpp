@@ -29,6 +29,7 @@
 #include "job.hpp"
 #include "policies/policy.hpp"
 #include "sensors/sensor_set.hpp"
+#include "register_body.hpp"
 #include "topology.hpp"
 
 namespace cosched::rm {
@@ -91,18 +92,47 @@ class Daemon {
   void resume_accepting();
   void drop_stalled_connections();
 
+  // One policy-visible job: a job of its own, or the processes (ranks) of a job of several, in rank order.
+  struct Unit {
+    policy::JobId id = 0;
+    std::vector<Job*> members;
+  };
+  // A job of several processes on this node (an MPI job): its key, members and what the policy gave it.
+  struct Gang {
+    uid_t uid = 0;
+    std::string key;
+    std::vector<policy::JobId> members;  // record ids, in registration order
+    int allocation = 0;
+    CpuSet cpus;
+  };
+
   // daemon_jobs.cpp
   void handle_register(Conn& c, const wire::Frame& f);
+  // Admits one process; `key` non-empty makes it a member of that job (mpi_jobs.cpp). Returns false when refused.
+  void admit(Conn& c, RegisterRequest body, const std::string& key, int rank);
   void confine_admitted();
   bool track_suspended();  // suspended.cpp: true when a job was stopped or continued since the last call
   void depart(policy::JobId id, const std::string& why);
   void poll_reports();
   void decide(policy::Event event, policy::JobId subject);
-  policy::Snapshot snapshot(policy::Event event, policy::JobId subject) const;
+  policy::Snapshot snapshot(policy::Event event, policy::JobId subject);
   void apply(const policy::Decision& d, policy::Event event, policy::JobId subject);
   void remember_why(Job& j, const std::string& event, int from, int to, const std::string& reason);
   void note_team(Job& j, const ArenaProgress& p);
   [[nodiscard]] bool baseline_wanted() const;
+
+  // mpi_jobs.cpp: jobs of several processes (MPI ranks)
+  void handle_register_rank(Conn& c, const wire::Frame& f);
+  std::vector<Unit> units();
+  [[nodiscard]] policy::JobId view_id(const Job& j) const { return j.gang != 0 ? j.gang : j.id; }
+  void sample_network();
+  // cosched-cluster's two requests (docs/architecture.md, "Clusters"): this node's jobs and the policy's local
+  // candidates; the agreed order, applied at once.
+  nlohmann::json cluster_local_json();
+  nlohmann::json cluster_switch(const std::vector<policy::JobId>& order);
+  // Stops every member or none (a member writing its report defers them all: a rank never spins while its
+  // partner is stopped). Returns whether they were stopped.
+  bool stop_unit(Unit& u, const std::string& reason);
 
   // time_sharing.cpp: the policy's `runnable`, applied
   bool stop_job(Job& j, const std::string& reason);
@@ -147,6 +177,7 @@ class Daemon {
 
   std::map<int, Conn> conns_;                 // by fd
   std::map<policy::JobId, Job> jobs_;         // by id = admission order
+  std::map<policy::JobId, Gang> gangs_;       // jobs of several processes, by the id their processes share
   std::map<int, policy::JobId> pidfds_;       // pidfd → job
   std::vector<policy::JobId> to_confine_;     // admitted in this event batch, confined after its replies
   std::map<policy::JobId, std::deque<WhyEntry>> departed_why_;  // `why` for recently departed jobs
@@ -158,6 +189,7 @@ class Daemon {
   int queued_ = 0;
   double queued_at_ = -1;
   std::uint64_t decisions_ = 0;
+  policy::ClusterOrder cluster_;  // cosched-cluster's latest order (Snapshot::cluster)
 };
 
 }  // namespace cosched::rm

@@ -77,7 +77,17 @@ json Daemon::job_json(const Job& j) const {
             {"cpu_wait", j.progress.cpu_wait >= 0 ? json(j.progress.cpu_wait) : json(nullptr)},
             {"contaminated_samples", j.progress.contaminated},
             {"phase", phase_name(j.progress.phase)},
-            {"period", j.progress.period}};
+            {"period", j.progress.period},
+            // A process of a job of several (an MPI rank): the job id all its processes share, its rank and the
+            // launcher's key; for a job of its own, job = id and rank/job_key are null.
+            {"job", view_id(j)},
+            {"rank", j.gang != 0 ? json(j.rank) : json(nullptr)},
+            {"job_key", j.gang != 0 ? json(j.job_key) : json(nullptr)},
+            // The PMPI wrappers' exact counts (0 for a program that is no MPI rank) and their rate last quantum.
+            {"net_bytes_out", j.progress.net_bytes_out},
+            {"net_bytes_in", j.progress.net_bytes_in},
+            {"net_messages", j.progress.net_messages},
+            {"net_bytes_per_s", j.net_bps}};
   // The same keys for every job, null until the first report (and amdahl_f while no fit exists), so that
   // scripts reading status --json see one schema.
   const bool m = j.perf.valid;
@@ -137,7 +147,8 @@ void Daemon::handle_ctl(Conn& c, const wire::Frame& f) {
     COSCHED_THROTTLED(peer_log_, ctl, warn, "pid {}: bad control request: {}", c.pid, req.error().message);
     return reply(error_reply(req.error().message));
   }
-  const bool changes_rm = req->cmd == CtlCmd::shutdown || req->cmd == CtlCmd::policy || req->cmd == CtlCmd::set;
+  const bool changes_rm = req->cmd == CtlCmd::shutdown || req->cmd == CtlCmd::policy || req->cmd == CtlCmd::set ||
+                          req->cmd == CtlCmd::cluster_switch;
   if (changes_rm && !is_admin(c)) {
     COSCHED_THROTTLED(peer_log_, ctl, warn, "refused {} from pid {} uid {}: not root, uid {}{}", ctl_command_name(req->cmd),
                       c.pid, c.uid, ::geteuid(),
@@ -179,6 +190,8 @@ json Daemon::answer_ctl(const Conn& c, const CtlRequest& req) {
       running_ = false;
       return {{"ok", true}};
     case CtlCmd::decisions: break;  // answered as text by handle_ctl
+    case CtlCmd::cluster_local: return cluster_local_json();
+    case CtlCmd::cluster_switch: return cluster_switch(req.order);
     case CtlCmd::policies: {
       json list = json::array();
       for (const auto& p : policy::list_policies()) list.push_back({{"name", p.name}, {"summary", p.summary}});

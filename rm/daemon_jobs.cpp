@@ -11,6 +11,7 @@
 #include "cosched/log.hpp"
 #include "daemon.hpp"
 #include "placement.hpp"
+#include "rank_split.hpp"
 #include "register_body.hpp"
 
 namespace cosched::rm {
@@ -39,6 +40,15 @@ void Daemon::handle_register(Conn& c, const wire::Frame& f) {
   }
   auto body = parse_register_body(f.payload);
   if (!body) return refuse(body.error().message);
+  admit(c, std::move(*body), {}, 0);
+}
+
+void Daemon::admit(Conn& c, RegisterRequest body, const std::string& key, int rank) {
+  auto refuse = [&](const std::string& why) {
+    COSCHED_THROTTLED(peer_log_, rm, warn, "registration from pid {} refused: {}", c.pid, why);
+    c.closing = true;
+    queue_reply(c, proto::MsgType::refused, why);
+  };
   for (auto& [id, j] : jobs_) {
     if (j.pid == c.pid) return refuse("pid " + std::to_string(c.pid) + " is already job " + std::to_string(id));
   }
@@ -47,13 +57,37 @@ void Daemon::handle_register(Conn& c, const wire::Frame& f) {
   j.id = next_id_++;
   j.pid = c.pid;
   j.uid = c.uid;
-  j.command = std::move(body->command);
-  j.request = body->request;
-  j.flags = body->flags;
+  j.command = std::move(body.command);
+  j.request = body.request;
+  j.flags = body.flags;
   j.arrival = now();
   j.conn_fd = c.fd;
-  auto arena = ArenaHost::create(static_cast<std::uint32_t>(j.id));
-  if (!arena) return refuse("internal error: " + arena.error().message);
+  // A process of a job of several joins the job its key names under its own uid (never another user's);
+  // the first one founds it, and its id is the job's (mpi_jobs.cpp).
+  bool joined = false;
+  if (!key.empty()) {
+    j.rank = rank;
+    j.job_key = key;
+    j.gang = j.id;
+    for (auto& [gid, g] : gangs_) {
+      if (g.uid == c.uid && g.key == key) {
+        j.gang = gid;
+        joined = true;
+      }
+    }
+    if (!joined) gangs_[j.id] = Gang{c.uid, key, {}, 0, {}};
+    gangs_[j.gang].members.push_back(j.id);
+  }
+  const policy::JobId view = view_id(j);
+  auto arena = ArenaHost::create(static_cast<std::uint32_t>(view));
+  if (!arena) {
+    if (!key.empty()) {
+      auto& m = gangs_[j.gang].members;
+      m.erase(std::remove(m.begin(), m.end(), j.id), m.end());
+      if (m.empty()) gangs_.erase(j.gang);
+    }
+    return refuse("internal error: " + arena.error().message);
+  }
   j.arena = std::move(*arena);
   j.arena->set_baseline(baseline_cpus_for(cfg_, j.request));
   j.arena->set_baseline_wanted(baseline_wanted());
@@ -67,13 +101,19 @@ void Daemon::handle_register(Conn& c, const wire::Frame& f) {
     pidfds_[j.pidfd] = id;
     watch(j.pidfd, EPOLLIN);
   }
-  COSCHED_INFO(rm, "job {} admitted: pid {} uid {} requests {} CPU(s): {}", id, j.pid, j.uid, j.request, j.command);
+  if (key.empty()) {
+    COSCHED_INFO(rm, "job {} admitted: pid {} uid {} requests {} CPU(s): {}", id, j.pid, j.uid, j.request, j.command);
+  } else {
+    COSCHED_INFO(rm, "job {} rank {} ({}) admitted as process {}: pid {} uid {} requests {} CPU(s): {}", view, rank,
+                 key, id, j.pid, j.uid, j.request, j.command);
+  }
   sensors_.attach(id, j.pid);
   jobs_.emplace(id, std::move(j));
-  decide(policy::Event::arrival, id);
+  // A rank joining its job makes the job bigger: an arrival of the job again, for the policy.
+  decide(policy::Event::arrival, view);
 
   Job& job = jobs_.at(id);
-  proto::RegisterOkBody ok{static_cast<std::uint32_t>(id), static_cast<std::uint32_t>(proto::kArenaSize)};
+  proto::RegisterOkBody ok{static_cast<std::uint32_t>(view), static_cast<std::uint32_t>(proto::kArenaSize)};
   if (!wire::send_frame(c.fd, proto::MsgType::register_ok, &ok, sizeof ok, job.arena->fd())) {
     COSCHED_WARN(rm, "job {}: cannot send its arena ({}); dropping it", id, std::strerror(errno));
     depart(id, "registration reply failed");
@@ -115,8 +155,20 @@ void Daemon::depart(policy::JobId id, const std::string& why) {
                      {{"policy", policy_->name()}, {"rm_pid", ::getpid()}, {"socket", cfg_.socket}});
   departed_why_[id] = std::move(j.why);
   while (departed_why_.size() > kDepartedKept) departed_why_.erase(departed_why_.begin());
+  const policy::JobId gang = j.gang;
   jobs_.erase(it);
   sensors_.forget(id);
+  if (gang != 0) {
+    // A rank left: the job goes on with the others (a smaller job), or it was the last one.
+    auto& members = gangs_[gang].members;
+    members.erase(std::remove(members.begin(), members.end(), id), members.end());
+    if (!members.empty()) {
+      decide(policy::Event::departure, id);  // `id` is in no snapshot: the policies see a job that shrank
+      return;
+    }
+    gangs_.erase(gang);
+    id = gang;
+  }
   policy_->forget(id);
   decide(policy::Event::departure, id);
 }
@@ -142,11 +194,11 @@ void Daemon::poll_reports() {
     fresh.push_back(id);
   }
   for (auto id : fresh) {
-    if (jobs_.count(id) != 0) decide(policy::Event::report, id);
+    if (auto it = jobs_.find(id); it != jobs_.end()) decide(policy::Event::report, view_id(it->second));
   }
 }
 
-policy::Snapshot Daemon::snapshot(policy::Event event, policy::JobId subject) const {
+policy::Snapshot Daemon::snapshot(policy::Event event, policy::JobId subject) {
   policy::Snapshot s;
   s.now = now();
   s.event = event;
@@ -157,11 +209,14 @@ policy::Snapshot Daemon::snapshot(policy::Event event, policy::JobId subject) co
   // milliseconds while any wait; a count older than this (our choice) means nobody is asking any more.
   constexpr double kQueuedFreshS = 2.0;
   s.queued = queued_at_ >= 0 && s.now - queued_at_ <= kQueuedFreshS ? queued_ : 0;
+  s.cluster = cluster_;
   s.jobs.reserve(jobs_.size());
-  for (const auto& [id, j] : jobs_) {
-    if (j.suspended) continue;  // stopped by a signal: it cannot use CPUs (suspended.cpp)
+  for (const Unit& u : units()) {
+    const bool suspended = std::any_of(u.members.begin(), u.members.end(), [](const Job* m) { return m->suspended; });
+    if (suspended) continue;  // stopped by a signal: it cannot use CPUs (suspended.cpp)
+    const Job& j = *u.members.front();
     policy::JobView v;
-    v.id = id;
+    v.id = u.id;
     v.request = j.request;
     v.allocation = j.allocation;
     v.runnable = j.runnable;
@@ -170,7 +225,25 @@ policy::Snapshot Daemon::snapshot(policy::Event event, policy::JobId subject) co
     v.perf = j.perf;
     if (!j.perf.valid) v.perf = policy::Perf{};  // a rejected first report is no report
     v.history = j.history;
-    v.bandwidth = sensors_.bandwidth(id);
+    // Per process: a job of several ranks shows its first rank's memory traffic (the sensors follow
+    // processes; summing the ranks' windows sample by sample is left for later).
+    v.bandwidth = sensors_.bandwidth(j.id);
+    if (j.gang != 0) {
+      // A job of several processes: what they ask for together, the allocation they share. A rank's speedup
+      // is not the job's (measured at its share, with its partners' pace), so it reports none.
+      const Gang& g = gangs_.at(u.id);
+      v.request = 0;
+      for (const Job* m : u.members) v.request += m->request;
+      v.request = std::min(v.request, proto::kMaxCpus);
+      v.allocation = g.allocation;
+      v.analyzing = false;
+      v.perf = policy::Perf{};
+      v.history.clear();
+    }
+    for (const Job* m : u.members) {
+      v.network.valid = v.network.valid || m->progress.net_messages > 0;
+      v.network.bytes_per_s += m->net_bps;
+    }
     s.jobs.push_back(std::move(v));
   }
   return s;
@@ -190,36 +263,50 @@ void Daemon::apply(const policy::Decision& d, policy::Event event, policy::JobId
 
   // Time sharing. Jobs the policy stops leave their CPUs before the others are placed on them; jobs it
   // resumes are placed with the others and continue once their CPUs and team are published (below). A
-  // stopped job keeps its allocation and CPU set, which placement may give to the running jobs.
+  // stopped job keeps its allocation and CPU set, which placement may give to the running jobs. A job of
+  // several processes (MPI ranks) is stopped and resumed whole.
+  std::vector<Unit> all = units();
+  auto unit_suspended = [](const Unit& u) {
+    return std::any_of(u.members.begin(), u.members.end(), [](const Job* m) { return m->suspended; });
+  };
   std::vector<policy::JobId> stopping;
   std::vector<policy::JobId> resuming;
-  for (auto& [id, j] : jobs_) {
-    if (j.suspended) continue;
-    auto it = by_id.find(id);
+  for (Unit& u : all) {
+    if (unit_suspended(u)) continue;
+    auto it = by_id.find(u.id);
     const bool run = it == by_id.end() || it->second->runnable;
     const std::string reason = it != by_id.end() && !it->second->reason.empty() ? it->second->reason : "policy";
-    if (!run && j.runnable) {
-      if (stop_job(j, reason)) {
-        stopping.push_back(id);
-        COSCHED_DEBUG(policy, "job {}: stopped ({})", id, reason);
+    const bool any_running = std::any_of(u.members.begin(), u.members.end(), [](const Job* m) { return m->runnable; });
+    const bool any_stopped = std::any_of(u.members.begin(), u.members.end(), [](const Job* m) { return !m->runnable; });
+    if (!run && any_running) {
+      if (stop_unit(u, reason)) {
+        stopping.push_back(u.id);
+        COSCHED_DEBUG(policy, "job {}: stopped ({})", u.id, reason);
       }
-    } else if (run && !j.runnable) {
-      resuming.push_back(id);
+    } else if (run && any_stopped) {
+      resuming.push_back(u.id);
     }
   }
 
   std::vector<PlaceRequest> reqs;
-  for (auto& [id, j] : jobs_) {
-    if (j.suspended) continue;  // keeps its allocation and CPU set; placement may lend those CPUs
-    if (!j.runnable && std::find(resuming.begin(), resuming.end(), id) == resuming.end()) continue;
-    auto it = by_id.find(id);
-    int want = it != by_id.end() ? it->second->cpus : std::max(j.allocation, 1);
+  std::map<policy::JobId, Unit*> unit_of;
+  for (Unit& u : all) {
+    if (unit_suspended(u)) continue;  // keeps its allocation and CPU set; placement may lend those CPUs
+    const Job& lead = *u.members.front();
+    const bool stopped = std::none_of(u.members.begin(), u.members.end(), [](const Job* m) { return m->runnable; });
+    if (stopped && std::find(resuming.begin(), resuming.end(), u.id) == resuming.end()) continue;
+    const bool several = lead.gang != 0;
+    const int held = several ? gangs_.at(u.id).allocation : lead.allocation;
+    const CpuSet& current = several ? gangs_.at(u.id).cpus : lead.cpus;
+    auto it = by_id.find(u.id);
+    int want = it != by_id.end() ? it->second->cpus : std::max(held, 1);
     if (it == by_id.end() || want < 1 || want > ncpu) {
-      COSCHED_ERROR(policy, "{} gave job {} {} CPUs (must be 1..{}); keeping {}", policy_->name(), id,
-                    it == by_id.end() ? 0 : want, ncpu, std::max(j.allocation, 1));
-      want = std::clamp(std::max(j.allocation, 1), 1, ncpu);
+      COSCHED_ERROR(policy, "{} gave job {} {} CPUs (must be 1..{}); keeping {}", policy_->name(), u.id,
+                    it == by_id.end() ? 0 : want, ncpu, std::max(held, 1));
+      want = std::clamp(std::max(held, 1), 1, ncpu);
     }
-    reqs.push_back({id, want, j.cpus});
+    reqs.push_back({u.id, want, current});
+    unit_of[u.id] = &u;
   }
   auto placed = place(topo_.order(), reqs);
 
@@ -228,61 +315,81 @@ void Daemon::apply(const policy::Decision& d, policy::Event event, policy::JobId
   nlohmann::json jobs_json = nlohmann::json::array();
   nlohmann::json changes_json = nlohmann::json::array();
   for (const auto& r : reqs) {
-    Job& j = jobs_.at(r.id);
-    const CpuSet& cpus = placed.at(r.id);
+    Unit& u = *unit_of.at(r.id);
+    const CpuSet& unit_cpus = placed.at(r.id);
     const auto* a = by_id.count(r.id) != 0 ? by_id.at(r.id) : nullptr;
-    const std::string state_before = j.policy_state;
-    const bool restated = a != nullptr && a->state != state_before;
-    if (a != nullptr) j.policy_state = a->state;
-    bool moved = !(cpus == j.cpus) || r.count != j.allocation;
-    if (!moved && j.policy_state != state_before && !state_before.empty()) {
-      // A state change without a new allocation (e.g. PDPA's INC waiting for CPUs) is a decision too: `why`
-      // lists it, as the decision log does.
-      remember_why(j, policy::to_string(event), j.allocation, j.allocation,
-                   a != nullptr && !a->reason.empty() ? a->reason : state_before + " → " + j.policy_state);
-    } else if (!moved && event == policy::Event::report && subject == r.id && a != nullptr && !a->reason.empty()) {
-      remember_why(j, policy::to_string(event), j.allocation, j.allocation, a->reason);  // e.g. a report ignored
-    }
-    if (moved) {
-      changed = true;
-      j.sensor_mark.open = false;  // an interval is sampled on one allocation only
-      int from = j.allocation;
-      // Growing: widen the CPUs before the team grows; shrinking: shrink the team first.
-      if (r.count >= j.allocation) {
-        if (auto st = enforcer_->apply(j, cpus); !st) COSCHED_WARN(enforce, "job {}: {}", r.id, st.error().message);
-        j.arena->publish(r.count, cpus, enforcer_->job_applies_mask());
-      } else {
-        j.arena->publish(r.count, cpus, enforcer_->job_applies_mask());
-        if (auto st = enforcer_->apply(j, cpus); !st) COSCHED_WARN(enforce, "job {}: {}", r.id, st.error().message);
-      }
-      j.allocation = r.count;
-      j.cpus = cpus;
-      note_cpus(j, now(), r.count);
-      std::string reason = a != nullptr && !a->reason.empty() ? a->reason : "placement";
-      remember_why(j, policy::to_string(event), from, r.count, reason);
-      COSCHED_INFO(policy, "job {}: {} → {} CPU(s) [{}] ({})", r.id, from, r.count, cpus.to_string(), reason);
+    const bool several = u.members.front()->gang != 0;
+    // Each process's part: the whole for a job of its own, a share for each rank (rank_split.hpp).
+    const std::vector<int> shares = several ? rank_shares(r.count, static_cast<int>(u.members.size()))
+                                            : std::vector<int>{r.count};
+    const std::vector<CpuSet> slices = several ? split_cpus(unit_cpus, shares) : std::vector<CpuSet>{unit_cpus};
+    if (several) {
+      gangs_.at(r.id).allocation = r.count;
+      gangs_.at(r.id).cpus = unit_cpus;
     }
     const bool resumed = std::find(resuming.begin(), resuming.end(), r.id) != resuming.end();
-    if (resumed) {
-      resume_job(j, a != nullptr && !a->reason.empty() ? a->reason : "policy");
-      COSCHED_DEBUG(policy, "job {}: resumed on {} CPU(s) [{}]", r.id, r.count, cpus.to_string());
+    for (std::size_t k = 0; k < u.members.size(); ++k) {
+      Job& j = *u.members[k];
+      const int count = shares[k];
+      const CpuSet& cpus = slices[k];
+      const std::string state_before = j.policy_state;
+      const bool restated = a != nullptr && a->state != state_before;
+      if (a != nullptr) j.policy_state = a->state;
+      bool moved = !(cpus == j.cpus) || count != j.allocation;
+      if (!moved && j.policy_state != state_before && !state_before.empty()) {
+        // A state change without a new allocation (e.g. PDPA's INC waiting for CPUs) is a decision too: `why`
+        // lists it, as the decision log does.
+        remember_why(j, policy::to_string(event), j.allocation, j.allocation,
+                     a != nullptr && !a->reason.empty() ? a->reason : state_before + " → " + j.policy_state);
+      } else if (!moved && event == policy::Event::report && subject == r.id && a != nullptr && !a->reason.empty()) {
+        remember_why(j, policy::to_string(event), j.allocation, j.allocation, a->reason);  // e.g. a report ignored
+      }
+      if (moved) {
+        changed = true;
+        j.sensor_mark.open = false;  // an interval is sampled on one allocation only
+        int from = j.allocation;
+        // Growing: widen the CPUs before the team grows; shrinking: shrink the team first.
+        if (count >= j.allocation) {
+          if (auto st = enforcer_->apply(j, cpus); !st) COSCHED_WARN(enforce, "job {}: {}", j.id, st.error().message);
+          j.arena->publish(count, cpus, enforcer_->job_applies_mask());
+        } else {
+          j.arena->publish(count, cpus, enforcer_->job_applies_mask());
+          if (auto st = enforcer_->apply(j, cpus); !st) COSCHED_WARN(enforce, "job {}: {}", j.id, st.error().message);
+        }
+        j.allocation = count;
+        j.cpus = cpus;
+        note_cpus(j, now(), count);
+        std::string reason = a != nullptr && !a->reason.empty() ? a->reason : "placement";
+        if (several) reason += " (rank " + std::to_string(j.rank) + ": " + std::to_string(count) + " of the job's " +
+                               std::to_string(r.count) + ")";
+        remember_why(j, policy::to_string(event), from, count, reason);
+        COSCHED_INFO(policy, "job {}: {} → {} CPU(s) [{}] ({})", j.id, from, count, cpus.to_string(), reason);
+      }
+      nlohmann::json job_entry = {{"id", j.id},
+                                  {"pid", j.pid},  // joins the log to qsubmit's jobs.csv and to ps
+                                  {"allocated", count},
+                                  {"cpus", cpus.to_string()},
+                                  {"run", "running"},
+                                  {"state", j.policy_state},
+                                  {"reason", a != nullptr ? a->reason : ""}};
+      if (several) job_entry["job"] = r.id;
+      if (moved || restated || resumed || (a != nullptr && !a->reason.empty())) changes_json.push_back(job_entry);
+      if (log_.is_open()) jobs_json.push_back(std::move(job_entry));
     }
-    nlohmann::json job_entry = {{"id", r.id},
-                                {"pid", j.pid},  // joins the log to qsubmit's jobs.csv and to ps
-                                {"allocated", r.count},
-                                {"cpus", cpus.to_string()},
-                                {"run", "running"},
-                                {"state", j.policy_state},
-                                {"reason", a != nullptr ? a->reason : ""}};
-    if (moved || restated || resumed || (a != nullptr && !a->reason.empty())) changes_json.push_back(job_entry);
-    if (log_.is_open()) jobs_json.push_back(std::move(job_entry));
+    // Resumed once every process has its CPUs and team: the ranks of a job continue back to back, with no
+    // cgroup write (milliseconds) between them.
+    for (Job* m : u.members) {
+      if (!resumed || m->runnable) continue;
+      resume_job(*m, a != nullptr && !a->reason.empty() ? a->reason : "policy");
+      COSCHED_DEBUG(policy, "job {}: resumed on {} CPU(s) [{}]", m->id, m->allocation, m->cpus.to_string());
+    }
   }
   // The jobs that sit this decision out (stopped now or before), in the log too.
   for (auto& [id, j] : jobs_) {
     if (j.runnable || j.suspended) continue;
-    const auto* a = by_id.count(id) != 0 ? by_id.at(id) : nullptr;
+    const auto* a = by_id.count(view_id(j)) != 0 ? by_id.at(view_id(j)) : nullptr;
     if (a != nullptr) j.policy_state = a->state;
-    const bool just_stopped = std::find(stopping.begin(), stopping.end(), id) != stopping.end();
+    const bool just_stopped = std::find(stopping.begin(), stopping.end(), view_id(j)) != stopping.end();
     nlohmann::json job_entry = {{"id", id},
                                 {"allocated", j.allocation},
                                 {"cpus", j.cpus.to_string()},

@@ -51,6 +51,18 @@ struct Job {
   bool suspended = false;     // stopped by someone else (SIGSTOP, a debugger): its CPUs are lent to the others
   std::string policy_state;   // the policy's label (e.g. PDPA's "STABLE")
 
+  // A process of a job of several (an MPI rank, register_rank): the policies see the job, `gang`, whose id
+  // all its processes were given; 0 for a job of its own (rm/mpi_jobs.cpp).
+  policy::JobId gang = 0;
+  int rank = 0;
+  std::string job_key;
+
+  // Network payload rate from the PMPI wrappers' counts (rm/mpi_jobs.cpp, sample_network): bytes out + in
+  // per second over the last quantum.
+  std::uint64_t net_bytes_seen = 0;
+  double net_seen_at = -1;
+  double net_bps = 0;
+
   // Mechanism handles.
   int conn_fd = -1;           // the job's socket (EOF = departure)
   int pidfd = -1;             // readable when the process exits

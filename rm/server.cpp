@@ -216,6 +216,7 @@ void Daemon::on_readable(Conn& c) {
     c.progress_at = now();
     switch (f.type) {
       case proto::MsgType::register_job: handle_register(c, f); break;
+      case proto::MsgType::register_rank: handle_register_rank(c, f); break;
       case proto::MsgType::ctl_request: handle_ctl(c, f); break;
       default: {
         COSCHED_THROTTLED(peer_log_, rm, error, "dropping connection from pid {}: unexpected message type {}", c.pid,

@@ -65,8 +65,13 @@ void print_summary(const results::Run& run, const sim::SimStats& st, double wall
 
 }  // namespace
 
+namespace cosched::sim {
+int cluster_main(int argc, char** argv);  // cluster_main.cpp: `cosched-sim cluster ...`
+}
+
 int main(int argc, char** argv) {
   log::set_program("cosched-sim");
+  if (argc > 1 && std::string(argv[1]) == "cluster") return sim::cluster_main(argc - 1, argv + 1);
   auto parsed = sim::parse_options(argc, argv);
   if (!parsed.options) return parsed.code;
   sim::Options o = std::move(*parsed.options);

@@ -22,6 +22,7 @@ ParsedOptions parse_options(int argc, char** argv) {
       "(rm/policies), libcosched's SelfAnalyzer and the daemon's placement; jobs are application models from the\n"
       "catalog. Writes qsubmit's result files (jobs.csv, summary.json, ml.csv, traces) to --out.\n"
       "Usage: cosched-sim WORKLOAD --policy NAME --cpus N [options], or cosched-sim --list-policies.\n"
+      "cosched-sim cluster [options] runs the cluster model instead (cosched-sim cluster --help).\n"
       "Exit status: 0 done, 1 the results could not be written, 2 bad input."};
   app.set_version_flag("--version", std::string("cosched-sim ") + COSCHED_VERSION);
 

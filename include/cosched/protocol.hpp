@@ -23,6 +23,7 @@ enum class MsgType : std::uint16_t {
   refused = 3,       // RM → any: UTF-8 reason text
   ctl_request = 4,   // cosched-ctl / qsubmit → RM: JSON object {"cmd": ..., ...}
   ctl_reply = 5,     // RM → cosched-ctl: JSON object
+  register_rank = 6, // job → RM: RegisterRankBody, one process of a job of several (an MPI rank); same reply
 };
 
 struct FrameHeader {
@@ -50,6 +51,17 @@ struct RegisterBody {
 enum RegisterFlags : std::uint32_t {
   reg_explicit_api = 1U << 0,  // the binary calls cosched_iter_begin/end (relinked)
   reg_gomp = 1U << 1,          // a libgomp binary moved onto libomp by cosched-run
+};
+
+// One process of a job that spans several (an MPI job: libcosched_mpi, or `cosched-run --job ID`). All
+// processes that register with the same key under the same uid are one job for the policies: one job id
+// (returned to each of them), one allocation split among them, stopped and resumed together.
+inline constexpr std::size_t kJobKeyMax = 64;
+struct RegisterRankBody {
+  RegisterBody base;
+  char job_key[kJobKeyMax];   // NUL-terminated, printable: the launcher's job identity (e.g. "ompi:512688129")
+  std::int32_t rank;          // rank in the job (MPI_COMM_WORLD), >= 0
+  std::int32_t local_ranks;   // ranks of the job on this node as the launcher says, >= 1 (0: unknown)
 };
 
 struct RegisterOkBody {
@@ -157,6 +169,12 @@ struct alignas(64) JobBlock {
   std::atomic<double> cpu_wait;                    // share of the last sample's thread time spent waiting for
                                                    // a CPU (outside load); -1 unknown
   std::atomic<std::uint64_t> contaminated;         // samples discarded for outside load
+  // Network payload bytes counted by the PMPI wrappers (libcosched_mpi): sent (point-to-point and this
+  // rank's share of collectives) and received (blocking receives, collectives). Relaxed adds, monotonic;
+  // the RM turns them into a rate per quantum (the counter-free network sensor, BW^N of MemBUS).
+  alignas(64) std::atomic<std::uint64_t> net_bytes_out;
+  std::atomic<std::uint64_t> net_bytes_in;
+  std::atomic<std::uint64_t> net_messages;
 };
 
 // Why the SelfAnalyzer started its measurement over (JobBlock::restart_reason): what it had measured no

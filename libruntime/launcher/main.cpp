@@ -111,6 +111,8 @@ int main(int argc, char** argv) {
   bool no_wrap = false;
   bool malleable = false;
   bool fixed_team = false;
+  bool no_mpi = false;
+  std::string job;
   std::vector<std::string> command;
   app.add_option("--socket", socket, "RM socket (env COSCHED_SOCKET)")->capture_default_str();
   app.add_option("--request", request, "CPUs to ask for (default: OMP_NUM_THREADS, else all CPUs we may use)")
@@ -127,6 +129,18 @@ int main(int argc, char** argv) {
                "never resize the program's teams, only narrow its CPUs (for codes that cache team sizes in "
                "ways cosched cannot see; COSCHED_TEAM=fixed)")
       ->excludes(m);
+  app.add_option("--job", job,
+                 "the job this process is one of (COSCHED_JOB): processes started with the same ID (e.g. the ranks "
+                 "of one MPI job, by default identified from Open MPI's environment) are one job for the RM, "
+                 "one gang for time sharing")
+      ->check([](const std::string& v) {
+        if (v.empty() || v.size() >= 64) return std::string("must be 1 to 63 characters");
+        for (unsigned char ch : v) {
+          if (ch < 0x21 || ch > 0x7e) return std::string("must be printable ASCII without spaces");
+        }
+        return std::string();
+      });
+  app.add_flag("--no-mpi", no_mpi, "do not preload libcosched_mpi into a program that links libmpi");
   app.add_flag("--verbose,-v", verbose, "print how the program is launched and the environment it gets");
   app.add_option("command", command, "PROGRAM [ARGS...] (after --)")->required();
   app.prefix_command(false);
@@ -147,9 +161,11 @@ int main(int argc, char** argv) {
   bool gomp = force_gomp;
   bool relinked = false;
   bool threadprivate = false;
+  bool mpi = false;
   if (auto facts = cosched::launcher::elf_facts(prog); facts.ok()) {
     gomp = gomp || has(facts->needed, "libgomp.so");
     relinked = has(facts->needed, "libcosched.so");
+    mpi = has(facts->needed, "libmpi.so");
     threadprivate = facts->threadprivate_imports;  // TLS libcosched finds by itself (dl_iterate_phdr)
   } else if (verbose) {
     std::fprintf(stderr, "cosched-run: %s (treating it as a clang/libomp program)\n", facts.error().message.c_str());
@@ -166,6 +182,7 @@ int main(int argc, char** argv) {
   if (malleable) set("COSCHED_TEAM", "malleable");
   if (fixed_team) set("COSCHED_TEAM", "fixed");
   if (threadprivate) set("COSCHED_THREADPRIVATE", "1");
+  if (!job.empty()) set("COSCHED_JOB", job);
   std::string lib = find_libcosched();
   if (!relinked) set("OMP_TOOL_LIBRARIES", lib);
   set("OMP_TOOL", "enabled");
@@ -187,12 +204,27 @@ int main(int argc, char** argv) {
     wrap = find_ours(COSCHED_INSTALL_WRAP_REL, COSCHED_BUILD_WRAP_PATH);
     prepend_env("LD_PRELOAD", wrap);
   }
-  if (gomp || !no_wrap) set_vars.push_back("LD_PRELOAD");
+  // An MPI program gets the PMPI wrappers (registration at MPI_Init, network bytes); they need libcosched,
+  // which they load.
+  std::string mpi_lib;
+  if (mpi && !no_mpi) {
+    mpi_lib = find_ours(COSCHED_INSTALL_MPI_REL, COSCHED_BUILD_MPI_PATH);
+    std::error_code ec;
+    if (fs::exists(mpi_lib, ec)) {
+      prepend_env("LD_PRELOAD", mpi_lib);
+    } else {
+      if (!quiet) std::fprintf(stderr, "cosched-run: %s links libmpi but %s is not built; its ranks register only "
+                                       "through OpenMP\n", prog.c_str(), mpi_lib.c_str());
+      mpi_lib.clear();
+    }
+  }
+  if (gomp || !no_wrap || !mpi_lib.empty()) set_vars.push_back("LD_PRELOAD");
   if (verbose) {
     std::fprintf(stderr, "cosched-run: %s (%s%s%s) socket=%s tool=%s%s%s\n", prog.c_str(),
                  gomp ? "libgomp → libomp" : "libomp", relinked ? ", relinked" : "",
                  threadprivate ? ", threadprivate" : "", socket.c_str(), lib.c_str(),
                  wrap.empty() ? "" : " wrappers=", wrap.c_str());
+    if (!mpi_lib.empty()) std::fprintf(stderr, "cosched-run: MPI program: %s\n", mpi_lib.c_str());
     for (const auto& name : set_vars) std::fprintf(stderr, "cosched-run: %s=%s\n", name.c_str(), std::getenv(name.c_str()));
   }
   std::vector<char*> args;

@@ -67,6 +67,13 @@ class Policy {
   // A job left. Default: nothing (policies that remember jobs override it to forget them).
   virtual void forget(JobId /*id*/) {}
 
+  // The local phase of a cluster-wide policy (MemBUS's Algorithm 2): the jobs this node proposes for the next
+  // quantum, for cosched-cluster's reduction (Snapshot::cluster brings the agreed order back). Must not change
+  // the policy. Default: nullopt, the policy has no cluster phase (cosched-cluster then reports it).
+  [[nodiscard]] virtual std::optional<std::vector<JobId>> cluster_candidates(const Snapshot& /*s*/) const {
+    return std::nullopt;
+  }
+
   // Whether decisions use measured speedups (Perf). Default: no. When no, jobs skip the SelfAnalyzer's
   // baseline phase (they would otherwise run below their allocation for a few iterations for nothing).
   [[nodiscard]] virtual bool uses_speedup() const { return false; }

@@ -7,6 +7,7 @@
 #include "equal_efficiency.hpp"
 #include "equipartition.hpp"
 #include "gang.hpp"
+#include "membus.hpp"
 #include "pdpa.hpp"
 #include "sw_dss.hpp"
 #include "vtq_dss.hpp"
@@ -47,6 +48,9 @@ const std::vector<Entry>& table() {
        [](const Machine&) { return std::make_unique<BusBandwidth>(BusBandwidth::Mode::latest_quantum); }, {}},
       {"quanta-window", "Quanta Window: as latest-quantum with the mean of a window of 5 samples (eq. 2)",
        [](const Machine&) { return std::make_unique<BusBandwidth>(BusBandwidth::Mode::quanta_window); }, {}},
+      {"membus", "MemBUS: gangs chosen by memory and network bandwidth fit, q = 0.5 s, window w = 2; "
+                 "cluster-wide with cosched-cluster (Koukis & Koziris 2006)",
+       [](const Machine&) { return std::make_unique<Membus>(); }, {}},
   };
   return t;
 }

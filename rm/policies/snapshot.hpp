@@ -74,6 +74,13 @@ struct Bandwidth {
   void push(const BandwidthSample& s);
 };
 
+// Network payload of the job's processes on this node, counted exactly by the PMPI wrappers (libcosched_mpi):
+// bytes sent and received per second over the last quantum. valid: the job is an MPI job that sent anything.
+struct Network {
+  bool valid = false;
+  double bytes_per_s = 0;
+};
+
 struct JobView {
   JobId id = 0;
   int request = 1;           // CPUs asked for (>= 1)
@@ -84,6 +91,7 @@ struct JobView {
   Perf perf;
   std::vector<HistoryEntry> history;
   Bandwidth bandwidth;
+  Network network;           // MPI jobs: BW^N of MemBUS (Koukis & Koziris §4)
 };
 
 // The machine the policy divides. Topology detail is for placement, not for deciding counts, with the
@@ -98,6 +106,15 @@ struct Machine {
   double mem_bandwidth = 0;
 };
 
+// The order a cluster coordinator agreed on (cosched-cluster: MemBUS's reduction over every node, Koukis &
+// Koziris Algorithm 1 lines 10-11): this node's jobs in decreasing popularity, when it arrived, and a number
+// that changes with every new order. at < 0: no coordinator, the node schedules alone.
+struct ClusterOrder {
+  std::vector<JobId> order;
+  double at = -1;
+  std::uint64_t seq = 0;
+};
+
 struct Snapshot {
   double now = 0;            // seconds since the RM (or simulation) started
   double quantum = 0.1;      // the RM's quantum in seconds (--quantum-ms): time-sharing policies' base quantum
@@ -106,6 +123,7 @@ struct Snapshot {
   Machine machine;
   std::vector<JobView> jobs; // admitted jobs, in admission order
   int queued = 0;            // jobs waiting in a queuing system that asked may-start (0 if unknown)
+  ClusterOrder cluster;      // cosched-cluster's latest order (cluster-wide policies only)
 
   [[nodiscard]] const JobView* find(JobId id) const;
 };

@@ -1,0 +1,203 @@
+#!/usr/bin/python3
+"""cosched-cluster on one machine (docs/usage.md "Clusters", docs/policies.md "MemBUS"): N "nodes" are N
+cosched-rm with --policy membus, each its own socket; `mpirun -np N cosched-cluster --socket DIR/rm{rank}.sock`
+coordinates them; MPI test jobs span the nodes (each rank registers with the RM of its node).
+
+- Two nodes owning disjoint CPUs (--cpus 0, --cpus 1), two jobs with two ranks per node: in every round the
+  nodes run the same job (the traces' `running` agree), both ranks of a job are stopped and resumed together
+  on every node (/proc/PID/stat of all four ranks sampled side by side), and the switch instants of one round
+  differ across nodes by much less than a quantum.
+- Two modelled nodes of 2 CPUs, two network-heavy jobs (MPI ping-pong, bytes counted by the PMPI wrappers)
+  and a light one, one rank per node each: MemBUS pairs each network-heavy job with the light one in most
+  rounds and almost never runs the two network-heavy jobs together (the paper's §6 myribench result).
+- Faults: killing cosched-cluster leaves no job stopped (every RM schedules alone within `stale` quanta),
+  and an RM killed with SIGKILL makes cosched-cluster end (MPI_Abort) while the other node goes on alone.
+"""
+import json
+import os
+import signal
+import subprocess
+import tempfile
+import time
+import unittest
+
+from harness import BUILD, RUN, RmTestCase, process_state, program, wait_for
+from test_mpi import MpiJob, mpi_missing, mpirun_cmd
+
+CLUSTER = os.path.join(BUILD, "cluster/cosched-cluster")
+
+
+def node_job(np, sockets_dir, ranks_per_node, args, env=None):
+    """mpirun of `args` where rank r registers with node r // ranks_per_node's RM (rm<node>.sock)."""
+    shell = (f'n=$((OMPI_COMM_WORLD_RANK / {ranks_per_node})); '
+             f'exec {RUN} --quiet --socket {sockets_dir}/rm$n.sock -- "$@"')
+    return mpirun_cmd(np, ["sh", "-c", shell, "sh"] + list(args), env)
+
+
+class ClusterTest(RmTestCase):
+    def setUp(self):
+        super().setUp()
+        missing = mpi_missing() or (None if os.path.exists(CLUSTER) else "cosched-cluster was not built")
+        if missing:
+            self.skipTest(missing)
+        self.dir = tempfile.mkdtemp(prefix="cosched-it-cluster-")
+        self.procs = []
+
+    def tearDown(self):
+        for p in self.procs:
+            if p.poll() is None:
+                try:
+                    os.killpg(p.pid, signal.SIGCONT)
+                    os.killpg(p.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+                p.wait(timeout=20)
+        super().tearDown()
+        for f in os.listdir(self.dir):
+            os.unlink(os.path.join(self.dir, f))
+        os.rmdir(self.dir)
+
+    def nodes(self, n, *extra, cpus=None):
+        """n RMs under membus (node i on cpus[i] when given); DIR/rm<i>.sock links to node i's socket."""
+        rms = []
+        for i in range(n):
+            rm = self.start_rm(*extra, policy="membus", **({"cpus": cpus[i]} if cpus else {}))
+            os.symlink(rm.socket, os.path.join(self.dir, f"rm{i}.sock"))
+            rms.append(rm)
+        return rms
+
+    def spawn(self, cmd):
+        with open(os.path.join(self.dir, f"out{len(self.procs)}"), "w") as out:
+            p = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        self.procs.append(p)
+        return p
+
+    def coordinator(self, n, rounds=0, quantum=0.5):
+        cmd = mpirun_cmd(n, [CLUSTER, "--socket", os.path.join(self.dir, "rm{rank}.sock"), "--quantum", str(quantum),
+                             "--rounds", str(rounds), "--trace", os.path.join(self.dir, "trace{rank}.jsonl")])
+        return self.spawn(cmd)
+
+    def traces(self, n):
+        out = []
+        for r in range(n):
+            path = os.path.join(self.dir, f"trace{r}.jsonl")
+            if not os.path.exists(path):
+                out.append([])
+                continue
+            with open(path) as f:
+                out.append([json.loads(line) for line in f if line.strip()])
+        return out
+
+    def mpi_pids(self, rms):
+        """{job key: [pid per node per rank]} of the MPI ranks the RMs know."""
+        keys = {}
+        for rm in rms:
+            for j in rm.status()["jobs"]:
+                if j.get("job_key"):
+                    keys.setdefault(j["job_key"], []).append(j["pid"])
+        return keys
+
+    def test_nodes_switch_together_and_ranks_stop_together(self):
+        rms = self.nodes(2, "--stop-with", "signal", cpus=["0", "1"])
+        env = {"OMP_NUM_THREADS": "1"}
+        for _ in range(2):
+            self.spawn(node_job(4, self.dir, 2, [program("mpi-hybrid"), "100000", "4096", "10", "0"], env))
+        wait_for(lambda: all(len(pids) == 4 for pids in self.mpi_pids(rms).values()) and
+                 len(self.mpi_pids(rms)) == 2, timeout=40, what="two jobs of four ranks registered")
+        jobs = self.mpi_pids(rms)
+        self.coordinator(2)
+        wait_for(lambda: all(len(t) >= 4 for t in self.traces(2)), timeout=30, what="four rounds traced")
+        # /proc side by side: a job's four ranks (two per node) are all stopped or all running.
+        together = apart = 0
+        deadline = time.monotonic() + 4.0
+        while time.monotonic() < deadline:
+            for pids in jobs.values():
+                stopped = [process_state(p) == "T" for p in pids]
+                if all(stopped) or not any(stopped):
+                    together += 1
+                else:
+                    apart += 1
+            time.sleep(0.005)
+        # (A SIGSTOP lands when the task next runs: on this loaded machine a rank can show running for a few
+        # milliseconds after its partners stopped; ranks stopped independently would disagree most of the time.)
+        self.assertLess(apart * 4, together, f"ranks of one job in different states in {apart} of "
+                                             f"{apart + together} samples")
+        t0, t1 = self.traces(2)
+        rounds = min(len(t0), len(t1))
+        self.assertGreaterEqual(rounds, 8)
+        for a, b in zip(t0[:rounds], t1[:rounds]):
+            self.assertEqual(a["round"], b["round"])
+            self.assertEqual(a["running"], b["running"], f"round {a['round']}: nodes ran different jobs")
+            self.assertEqual(len(a["running"]), 1)  # one CPU per node: one job at a time
+        # Each job ran in some rounds and waited in others (time sharing, nobody starves).
+        ran = [r["running"][0] for r in t0[:rounds]]
+        self.assertEqual(set(ran), set(jobs))
+        # The switch: both nodes leave the barrier at once; the spread of one round's switch instants is small
+        # next to the quantum (MPI_Wtime is one clock on one machine).
+        skew = max(abs(a["switch_at"] - b["switch_at"]) for a, b in zip(t0[:rounds], t1[:rounds]))
+        self.assertLess(skew, 0.5 / 10, f"switch skew {skew:.4f} s")
+
+    def test_network_heavy_jobs_are_not_run_together(self):
+        # Two modelled nodes of 2 CPUs (team sizes and stops only); N = M = 60 MB/s per node, so one
+        # ping-pong job (~100+ MB/s per process here) saturates a node's network by itself.
+        rms = self.nodes(2, "--topology", "core:2 pu:1", "--stop-with", "signal", "--param", "net_bw=60",
+                         "--param", "mem_bw=60")
+        env = {"OMP_NUM_THREADS": "1"}
+        heavy = []
+        for _ in range(2):
+            heavy.append(self.spawn(node_job(2, self.dir, 1, [program("mpi-pingpong"), "65536", "600", "4"], env)))
+        light = self.spawn(node_job(2, self.dir, 1, [program("mpi-hybrid"), "100000", "8", "20", "0"], env))
+        wait_for(lambda: len(self.mpi_pids(rms)) == 3 and all(len(p) == 2 for p in self.mpi_pids(rms).values()),
+                 timeout=40, what="three jobs on both nodes")
+        self.coordinator(2)
+        wait_for(lambda: len(self.traces(2)[0]) >= 24, timeout=60, what="24 rounds")
+        keys = {}
+        for j in rms[0].status()["jobs"]:
+            if j.get("job_key"):
+                keys[j["job_key"]] = j["command"]
+        heavy_keys = {k for k, c in keys.items() if "pingpong" in c}
+        light_keys = set(keys) - heavy_keys
+        self.assertEqual(len(heavy_keys), 2)
+        together = mixed = 0
+        for r in self.traces(2)[0][6:]:  # after the window has samples of every job
+            running = set(r["running"])
+            if heavy_keys <= running:
+                together += 1
+            elif running & heavy_keys and running & light_keys:
+                mixed += 1
+        self.assertGreater(mixed, 4 * together, f"heavy pair {together} rounds, heavy with light {mixed}")
+        for p in heavy + [light]:
+            self.assertIsNone(p.poll())
+
+    def test_faults_leave_no_job_stopped(self):
+        rms = self.nodes(2, "--stop-with", "signal", cpus=["0", "1"])
+        env = {"OMP_NUM_THREADS": "1"}
+        for _ in range(2):
+            self.spawn(node_job(2, self.dir, 1, [program("mpi-hybrid"), "100000", "4096", "10", "0"], env))
+        wait_for(lambda: len(self.mpi_pids(rms)) == 2, timeout=40, what="two jobs registered")
+        coord = self.coordinator(2)
+        wait_for(lambda: len(self.traces(2)[0]) >= 4, timeout=30, what="four rounds")
+        # The coordinator dies: within stale × q = 1.5 s each node schedules alone, and keeps time sharing.
+        os.killpg(coord.pid, signal.SIGKILL)
+        coord.wait(timeout=10)
+        time.sleep(2.0)
+        stops = {j["id"]: j["stops"] for j in rms[0].status()["jobs"]}
+        wait_for(lambda: any(j["stops"] > stops[j["id"]] for j in rms[0].status()["jobs"] if j["id"] in stops),
+                 timeout=10, what="node 0 switching jobs on its own")
+        # A new coordinator, then node 1's RM killed with SIGKILL: cosched-cluster ends (its rank cannot reach
+        # the RM), node 1's guard continues its jobs, node 0 schedules alone.
+        coord = self.coordinator(2)
+        wait_for(lambda: len(self.traces(2)[0]) >= 2, timeout=30, what="the new coordinator's rounds")
+        node1_pids = [j["pid"] for j in rms[1].status()["jobs"]]
+        rms[1].proc.send_signal(signal.SIGKILL)
+        rms[1].proc.wait(timeout=10)
+        self.assertNotEqual(coord.wait(timeout=20), 0)
+        for pid in node1_pids:
+            wait_for(lambda: process_state(pid) not in ("T", None), timeout=10, what=f"pid {pid} continued")
+        stops = {j["id"]: j["stops"] for j in rms[0].status()["jobs"]}
+        wait_for(lambda: any(j["stops"] > stops[j["id"]] for j in rms[0].status()["jobs"] if j["id"] in stops),
+                 timeout=10, what="node 0 still switching on its own")
+
+
+if __name__ == "__main__":
+    unittest.main()
