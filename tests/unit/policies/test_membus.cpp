@@ -85,8 +85,7 @@ std::vector<int> runs(const Decision& d) {
 Snapshot three_jobs() {
   Snapshot s = machine_with(2, {1, 1, 1});
   for (int i : {0, 1}) {
-    s.jobs[i].bandwidth.valid = true;
-    s.jobs[i].bandwidth.bus_tps = 800e6;
+    s.jobs[i].bandwidth.push({0.0, 800e6, 1});
   }
   s.jobs[2].network.valid = true;
   s.jobs[2].network.bytes_per_s = 300e6;
