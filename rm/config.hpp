@@ -36,6 +36,9 @@ struct Config {
   double mem_bandwidth = 0;     // bytes/s all CPUs sustain streaming (also Machine::mem_bandwidth); 0 unknown
   double thread_bandwidth = 0;  // bytes/s one streaming thread (BBMA) moves alone; 0 unknown
   double contention = 1;        // slowdown per unit of excess demand of a fully memory-bound job
+  // Progress rates for the co-scheduling policies (rm/sensors/rates.hpp): auto, app-work, iterations, regions,
+  // replay:FILE.
+  std::string rate_sensor = "auto";
 };
 
 // The baseline a job of `request` CPUs measures. The PDPA paper (§3.1) says only "a small number of

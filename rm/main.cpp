@@ -138,6 +138,11 @@ int main(int argc, char** argv) {
                      ". auto tries perf_event, papi, app-reported (programs calling cosched_report_bytes), "
                      "counter-free (SelfAnalyzer slowdowns), per job in that order; status names the one in use")
       ->capture_default_str();
+  app.add_option("--rate-sensor", cfg.rate_sensor,
+                 "progress rates for the co-scheduling policies (bas, fair, perf-fair, symbiotic): auto "
+                 "(app-reported work, else the SelfAnalyzer's iterations, else parallel regions per second), "
+                 "app-work, iterations, regions, or replay:FILE (rates as a function of the group partners)")
+      ->capture_default_str();
   cosched::cli::add_rate(app, "--mem-bandwidth", cfg.mem_bandwidth,
               "bytes/s the memory sustains with every managed CPU streaming (e.g. 29G; scripts/calibrate-bandwidth): "
               "the bus capacity of latest-quantum and quanta-window, and the counter-free sensor's B");

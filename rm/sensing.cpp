@@ -2,7 +2,8 @@
 // for every job that runs (after that quantum's decision) and is sampled at the start of the next quantum,
 // before anything moves, unless the job was stopped, suspended or given another allocation in between: a
 // sample describes one job running on one allocation next to one set of neighbours for one whole quantum.
-// The jobs sampled together are that set (the counter-free estimate needs it). With the RM's 100 ms quantum
+// The jobs sampled together are that set (the counter-free estimate needs it). The same intervals give
+// each job's progress rate (rm/sensors/rates.hpp), with the group partners it had all along. With the RM's 100 ms quantum
 // and the bandwidth policies' 200 ms one, a job is sampled twice per policy quantum, as in Antonopoulos et
 // al. §4 ("updated twice per scheduling quantum").
 #include <algorithm>
@@ -21,6 +22,9 @@ Status Daemon::start_sensors() {
   auto set = sensors::make_sensor_set(cfg_.sensor, cal);
   if (!set) return set.error();
   sensors_ = std::move(*set);
+  auto rates = sensors::RateSensor::make(cfg_.rate_sensor);
+  if (!rates) return rates.error();
+  rates_ = std::move(*rates);
   for (const auto& u : sensors_.unavailable()) COSCHED_INFO(sensor, "{}: unavailable: {}", u.name, u.why);
   std::string chain;
   for (const auto& n : sensors_.chain()) chain += (chain.empty() ? "" : " → ") + n;
@@ -36,6 +40,7 @@ Status Daemon::start_sensors() {
 void Daemon::sample_sensors() {
   const double t = now();
   std::vector<sensors::Interval> intervals;
+  std::vector<sensors::RateInterval> rate_intervals;
   for (auto& [id, j] : jobs_) {
     SensorMark& m = j.sensor_mark;
     if (!m.open) continue;
@@ -73,15 +78,49 @@ void Daemon::sample_sensors() {
       iv.cpu_share = net / wall;
     }
     intervals.push_back(iv);
+
+    sensors::RateInterval ri;
+    ri.id = id;
+    ri.seconds = t - m.at;
+    ri.threads = j.allocation;
+    ri.reports_work = c.reports_work && c.work >= m.counters.work;
+    if (ri.reports_work) ri.work = static_cast<double>(c.work - m.counters.work);
+    ri.has_loop = m.counters.clean_iterations > 0;
+    ri.iteration_s = iv.iteration_s;
+    ri.regions = c.regions >= m.counters.regions ? static_cast<double>(c.regions - m.counters.regions) : 0.0;
+    ri.with = m.group;
+    rate_intervals.push_back(std::move(ri));
   }
   sensors_.sample(intervals);
+  // Progress rates: a partner counts only if it ran the whole interval too; without groups, every job that did.
+  auto sampled = [&](policy::JobId id) {
+    return std::any_of(rate_intervals.begin(), rate_intervals.end(), [id](const auto& r) { return r.id == id; });
+  };
+  for (auto& ri : rate_intervals) {
+    if (grouping_) {
+      ri.with.erase(std::remove_if(ri.with.begin(), ri.with.end(), [&](policy::JobId p) { return !sampled(p); }),
+                    ri.with.end());
+    } else {
+      ri.with.clear();
+      for (const auto& o : rate_intervals) {
+        if (o.id != ri.id) ri.with.push_back(o.id);
+      }
+    }
+    auto sample = rates_.sample(ri, t);
+    if (!sample) continue;
+    Job& j = jobs_.at(ri.id);
+    j.rate.latest = std::move(*sample);
+    j.rate.seq = ++rate_seq_;
+  }
 }
 
 void Daemon::open_sensor_intervals() {
   const double t = now();
   for (auto& [id, j] : jobs_) {
     if (j.sensor_mark.open || !j.runnable || j.suspended || j.allocation < 1) continue;
-    j.sensor_mark = SensorMark{true, t, j.allocation, j.arena->read_sensors()};
+    auto p = partners_.find(view_id(j));
+    j.sensor_mark = SensorMark{true, t, j.allocation, j.arena->read_sensors(),
+                               p != partners_.end() ? p->second : std::vector<policy::JobId>{}};
     sensors_.open(id, t);
   }
 }
