@@ -13,7 +13,8 @@ using nlohmann::json;
 
 json ranked_pairs(const json& pairs) {
   std::map<std::pair<long long, long long>, const json*> entry;
-  for (const auto& e : pairs.value("entries", json::array())) {
+  if (!pairs.contains("entries") || !pairs["entries"].is_array()) return json::array();
+  for (const auto& e : pairs["entries"]) {  // a reference into `pairs`: kept below
     entry[{e.value("job", 0LL), e.value("with", 0LL)}] = &e;
   }
   json out = json::array();

@@ -77,13 +77,20 @@ class LearnedPairs(RmTestCase):
     def test_symbiotic_ranks_bbma_pair_worst_and_avoids_it(self):
         rm, jobs = self.run_four("symbiotic")
         self.check_ranking(rm, jobs)
+        self.groups_logged(rm)
+        # Quanta with all four jobs present: from the last arrival to the first departure.
+        log = rm.decisions()
+        first = max(i for i, d in enumerate(log) if d["event"] == "arrival")
+        last = min((i for i, d in enumerate(log) if d["event"] == "departure"), default=len(log))
         together = {}
-        for g in self.groups_logged(rm):
-            for x in g:
+        for d in log[first:last]:
+            if d["event"] != "quantum" or "groups" not in d:
+                continue
+            for x in d["groups"]:
                 if len(x) == 2:
                     key = "+".join(str(i) for i in sorted(x))
                     together[key] = together.get(key, 0) + 1
-        print(f"groups over the run: {together}")
+        print(f"groups chosen at quantum ticks with all four jobs present: {together}")
         # After learning, BBMA+BBMA runs only when exploration revisits it (stale after 8 s).
         mixed = sum(together.get(k, 0) for k in ("1+3", "1+4", "2+3", "2+4"))
         self.assertGreater(mixed, 3 * together.get("1+2", 0), together)
