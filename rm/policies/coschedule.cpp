@@ -89,28 +89,42 @@ std::vector<Candidate> Coschedule::candidates(const Snapshot& s, const Geometry&
   return out;
 }
 
-std::vector<Pick> Coschedule::select_symbiotic(const std::vector<Candidate>& list, const Geometry& g) {
+std::vector<Pick> Coschedule::select_symbiotic(const std::vector<Candidate>& list, const Geometry& g,
+                                               const std::vector<JobId>& alone) {
   // The thesis selects nothing (n ≤ contexts, §7.2). With more jobs than contexts, our choice: the queue
   // head runs by default (no job starves: the jobs that ran go to the tail), then, context by context, the
-  // job the model predicts cheapest next to those already chosen.
+  // job the model predicts cheapest next to those already chosen. Jobs measuring their rate alone get a core
+  // (cores) of their own first; the rest of the machine runs on: the thesis's symbiotic scheduler takes the
+  // interference between cores as independent of the schedule (§7.2.2), so only the core must be quiet.
   std::vector<Pick> picks;
   int free = g.contexts;
+  auto chosen = [&](JobId id) { return std::any_of(picks.begin(), picks.end(), [&](const Pick& p) { return p.id == id; }); };
   auto take = [&](const Candidate& c, std::string why) {
     picks.push_back({c.id, false, std::move(why)});
     free -= c.width;
   };
   if (list.empty()) return picks;
-  take(list.front(), "head of the queue, selected by default");
+  for (JobId id : alone) {
+    for (const auto& c : list) {
+      if (c.id != id || c.width * g.threads_per_core > free) continue;
+      picks.push_back({id, true, "estimation quantum: its rate alone, on a core of its own; the others run on"});
+      free -= c.width * g.threads_per_core;
+    }
+  }
+  if (!chosen(list.front().id) && list.front().width <= free) take(list.front(), "head of the queue, selected by default");
   while (free > 0) {
     const Candidate* best = nullptr;
     double best_cost = 0;
     for (const auto& c : list) {
-      if (c.width > free || std::any_of(picks.begin(), picks.end(), [&](const Pick& p) { return p.id == c.id; })) {
-        continue;
-      }
+      if (c.width > free || chosen(c.id)) continue;
       double cost = 0;
-      for (const auto& p : picks) cost += matrix_.pair_cost(c.id, p.id);
-      cost /= static_cast<double>(picks.size());
+      int n = 0;
+      for (const auto& p : picks) {
+        if (p.whole_core) continue;
+        cost += matrix_.pair_cost(c.id, p.id);
+        ++n;
+      }
+      if (n > 0) cost /= n;
       if (best == nullptr || cost < best_cost - 1e-12) {
         best = &c;
         best_cost = cost;
@@ -131,6 +145,23 @@ std::vector<Pick> Coschedule::select(const Snapshot& s, const Geometry& g, const
     for (const auto& c : list) {
       if (!tracker_.expired(c.id) || cooldown_.count(c.id) != 0) continue;
       if (target == nullptr || c.progress < target->progress) target = &c;
+    }
+    if (target != nullptr && mode_ == Mode::symbiotic) {
+      // The target and the jobs close to expire, lowest progress first, at most a quarter of the cores (our
+      // bound: each costs its core's other contexts for one quantum).
+      plan.estimation = true;
+      plan.length = estimation_quantum_s_;
+      plan.estimating.push_back(target->id);
+      std::vector<const Candidate*> close;
+      for (const auto& c : list) {
+        if (c.id != target->id && c.close && cooldown_.count(c.id) == 0) close.push_back(&c);
+      }
+      std::stable_sort(close.begin(), close.end(), [](auto* a, auto* b) { return a->progress < b->progress; });
+      for (const Candidate* c : close) {
+        if (static_cast<int>(plan.estimating.size()) >= std::max(1, g.cores / 4)) break;
+        plan.estimating.push_back(c->id);
+      }
+      return select_symbiotic(list, g, plan.estimating);
     }
     if (target != nullptr) {
       plan.estimation = true;
@@ -159,7 +190,7 @@ std::vector<Pick> Coschedule::select(const Snapshot& s, const Geometry& g, const
       return select_by_fitness(list, g.contexts, oatr(list, g.contexts), {}, behind);
     }
     case Mode::symbiotic:
-      return select_symbiotic(list, g);
+      return select_symbiotic(list, g, {});
   }
   return {};
 }
@@ -242,6 +273,14 @@ Coschedule::Plan Coschedule::make_plan(const Snapshot& s, const Geometry& g) {
     plan.run.push_back(p.id);
     if (plan.why.count(p.id) == 0) plan.why[p.id] = p.why;
   }
+  // Only the jobs that got their cores alone measure a rate alone.
+  plan.estimating.erase(std::remove_if(plan.estimating.begin(), plan.estimating.end(),
+                                       [&](JobId id) {
+                                         return std::none_of(picks.begin(), picks.end(), [&](const Pick& p) {
+                                           return p.id == id && p.whole_core;
+                                         });
+                                       }),
+                        plan.estimating.end());
   for (JobId id : plan.estimating) tracker_.begin_estimate(id);
   return plan;
 }

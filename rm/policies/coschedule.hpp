@@ -76,7 +76,8 @@ class Coschedule final : public Policy {
   Plan make_plan(const Snapshot& s, const Geometry& g);
   [[nodiscard]] std::vector<Candidate> candidates(const Snapshot& s, const Geometry& g) const;
   std::vector<Pick> select(const Snapshot& s, const Geometry& g, const std::vector<Candidate>& list, Plan& plan);
-  std::vector<Pick> select_symbiotic(const std::vector<Candidate>& list, const Geometry& g);
+  std::vector<Pick> select_symbiotic(const std::vector<Candidate>& list, const Geometry& g,
+                                     const std::vector<JobId>& alone);
   std::vector<std::vector<JobId>> group(const std::vector<Candidate>& shared, const std::vector<JobId>& whole,
                                         int whole_cores, const Geometry& g, const std::vector<JobId>& forced);
   [[nodiscard]] double predicted_cost(const std::vector<std::vector<JobId>>& groups) const;

@@ -17,9 +17,19 @@ double SlowdownModel::predict_group(JobId i, const std::vector<JobId>& others) c
 
 void InterferenceMatrix::add(JobId i, const std::vector<JobId>& partners, double s, double at) {
   if (partners.empty() || !(s > 0)) return;
-  const double share = 1 + (s - 1) / static_cast<double>(partners.size());
+  // Several partners (SMT4): the excess is shared in proportion to what the matrix predicts each partner
+  // inflicts on i (equally while it predicts the same for all), so that the pairs seen in different company
+  // separate over time.
+  std::vector<double> weight;
+  double total = 0;
   for (JobId j : partners) {
+    weight.push_back(std::max(predict(i, j) - 1, 0.0) + 1e-3);
+    total += weight.back();
+  }
+  for (std::size_t k = 0; k < partners.size(); ++k) {
+    const JobId j = partners[k];
     if (j == i) continue;
+    const double share = 1 + (s - 1) * weight[k] / total;
     Entry& e = entries_[{i, j}];
     const bool fresh = e.samples == 0 || at - e.at > settings_.stale_s;
     e.slowdown = fresh ? share : settings_.alpha * share + (1 - settings_.alpha) * e.slowdown;

@@ -7,8 +7,9 @@
 // Our choices (the thesis learns nothing online; its model is trained offline by regression):
 //   - an entry is the exponentially weighted mean of its samples, weight `alpha` = 0.3 for the newest: it
 //     follows phase changes within a few quanta and smooths a noisy 100 ms rate;
-//   - a sample taken with several group partners (SMT4) gives each of the k partners an equal share of the
-//     excess: 1 + (s − 1)/k, the inverse of the additive composition predict_group uses;
+//   - a sample taken with several group partners (SMT4) shares the excess s − 1 among them in proportion to
+//     what the matrix predicts each one inflicts (equally at first): the inverse of the additive composition
+//     predict_group uses, and pairs seen in different company separate over time;
 //   - an entry not refreshed for `stale_s` seconds (8 s: the thesis's 40 quanta of 200 ms, after which its
 //     alone rates expire too) counts as unseen again, so exploration revisits it;
 //   - an unseen pair is predicted from what is known of its two jobs: 1 + the mean of (the mean excess job i

@@ -100,12 +100,17 @@ TEST(Interference, MovingMeanAndGroupShares) {
   m.add(1, {2}, 1.0, 2.0);  // 0.3 × 1.0 + 0.7 × 2.0 = 1.7
   EXPECT_DOUBLE_EQ(m.predict(1, 2), 1.7);
   EXPECT_EQ(m.find(1, 2)->samples, 2);
-  // Two partners share the excess of 1.6: 1 + 0.6/2 = 1.3 each. (1,2): 0.3 × 1.3 + 0.7 × 1.7 = 1.58.
+  // Two partners share the excess of 1.6 in proportion to their predicted excess (+ 0.001): job 2 0.7, job 3
+  // unseen, 1 + (0.7 (what 1 suffers) + 0 (what 3 inflicts)) / 2 = 1.35 → 0.35. Shares 0.6 × 0.701/1.052 and
+  // 0.6 × 0.351/1.052; (1,2) = 0.3 × 1.39981 + 0.7 × 1.7 = 1.60994, (1,3) = 1.20019 (its first sample).
+  EXPECT_NEAR(m.predict(1, 3), 1.35, 1e-12);
   m.add(1, {2, 3}, 1.6, 3.0);
-  EXPECT_NEAR(m.predict(1, 2), 1.58, 1e-12);
-  EXPECT_DOUBLE_EQ(m.predict(1, 3), 1.3);
-  // Excesses add: 1 + 0.58 + 0.3.
-  EXPECT_NEAR(m.predict_group(1, {1, 2, 3}), 1.88, 1e-12);
+  const double s2 = 1 + 0.6 * 0.701 / 1.052;
+  const double s3 = 1 + 0.6 * 0.351 / 1.052;
+  EXPECT_NEAR(m.predict(1, 2), 0.3 * s2 + 0.7 * 1.7, 1e-12);
+  EXPECT_NEAR(m.predict(1, 3), s3, 1e-12);
+  // Excesses add: 1 + 0.60994 + 0.20019.
+  EXPECT_NEAR(m.predict_group(1, {1, 2, 3}), 1 + (0.3 * s2 + 0.7 * 1.7 - 1) + (s3 - 1), 1e-12);
   // Stale after 8 s: the entry is unseen again and its prediction falls back to the prior (nothing fresh: 1).
   m.set_now(11.5);
   EXPECT_FALSE(m.seen(1, 3, 11.5));
