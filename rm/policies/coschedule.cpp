@@ -112,26 +112,31 @@ std::vector<Pick> Coschedule::select_symbiotic(const std::vector<Candidate>& lis
     }
   }
   if (!chosen(list.front().id) && list.front().width <= free) take(list.front(), "head of the queue, selected by default");
-  while (free > 0) {
-    const Candidate* best = nullptr;
-    double best_cost = 0;
-    for (const auto& c : list) {
-      if (c.width > free || chosen(c.id)) continue;
-      double cost = 0;
-      int n = 0;
-      for (const auto& p : picks) {
-        if (p.whole_core) continue;
-        cost += matrix_.pair_cost(c.id, p.id);
-        ++n;
-      }
-      if (n > 0) cost /= n;
-      if (best == nullptr || cost < best_cost - 1e-12) {
-        best = &c;
-        best_cost = cost;
-      }
+  // Each candidate's summed pair cost with the shared picks so far, kept up to date pick by pick: O(n²).
+  std::vector<double> sum(list.size(), 0.0);
+  std::vector<char> taken(list.size(), 0);
+  for (std::size_t k = 0; k < list.size(); ++k) taken[k] = chosen(list[k].id) ? 1 : 0;
+  int shared = 0;
+  auto add_pick = [&](JobId id) {
+    ++shared;
+    for (std::size_t k = 0; k < list.size(); ++k) {
+      if (!taken[k]) sum[k] += matrix_.pair_cost(list[k].id, id);
     }
-    if (best == nullptr) break;
-    take(*best, fmt::format("cheapest partner for the jobs chosen so far: predicted pair cost {:.3f}", best_cost));
+  };
+  for (const auto& p : picks) {
+    if (!p.whole_core) add_pick(p.id);
+  }
+  while (free > 0) {
+    std::size_t best = list.size();
+    for (std::size_t k = 0; k < list.size(); ++k) {
+      if (taken[k] || list[k].width > free) continue;
+      if (best == list.size() || sum[k] < sum[best] - 1e-12) best = k;
+    }
+    if (best == list.size()) break;
+    const double mean = shared > 0 ? sum[best] / shared : 0.0;
+    take(list[best], fmt::format("cheapest partner for the jobs chosen so far: predicted pair cost {:.3f}", mean));
+    taken[best] = 1;
+    add_pick(list[best].id);
   }
   return picks;
 }

@@ -20,11 +20,14 @@ void InterferenceMatrix::add(JobId i, const std::vector<JobId>& partners, double
   // Several partners (SMT4): the excess is shared in proportion to what the matrix predicts each partner
   // inflicts on i (equally while it predicts the same for all), so that the pairs seen in different company
   // separate over time.
-  std::vector<double> weight;
-  double total = 0;
-  for (JobId j : partners) {
-    weight.push_back(std::max(predict(i, j) - 1, 0.0) + 1e-3);
-    total += weight.back();
+  std::vector<double> weight(partners.size(), 1.0);
+  double total = static_cast<double>(partners.size());
+  if (partners.size() > 1) {
+    total = 0;
+    for (std::size_t k = 0; k < partners.size(); ++k) {
+      weight[k] = std::max(predict(i, partners[k]) - 1, 0.0) + 1e-3;
+      total += weight[k];
+    }
   }
   for (std::size_t k = 0; k < partners.size(); ++k) {
     const JobId j = partners[k];
