@@ -87,6 +87,7 @@ void Daemon::sample_sensors() {
     if (ri.reports_work) ri.work = static_cast<double>(c.work - m.counters.work);
     ri.has_loop = m.counters.clean_iterations > 0;
     ri.iteration_s = iv.iteration_s;
+    ri.cpu_share = iv.iteration_s > 0 ? iv.cpu_share : 1.0;
     ri.regions = c.regions >= m.counters.regions ? static_cast<double>(c.regions - m.counters.regions) : 0.0;
     ri.with = m.group;
     rate_intervals.push_back(std::move(ri));

@@ -1,5 +1,6 @@
 #include "rates.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -119,14 +120,14 @@ std::optional<policy::RateSample> RateSensor::sample(const RateInterval& iv, dou
     s.per_s = *r;
     s.source = "replay";
   } else if ((any || spec_ == "app-work") && iv.reports_work) {
-    s.per_s = iv.work / iv.seconds;
+    s.per_s = iv.work / (iv.seconds * std::clamp(iv.cpu_share, 0.1, 1.0));
     s.source = "app-work";
   } else if ((any && !iv.reports_work && iv.has_loop) || spec_ == "iterations") {
     if (!(iv.iteration_s > 0)) return std::nullopt;
     s.per_s = 1.0 / iv.iteration_s;
     s.source = "iterations";
   } else if ((any && !iv.reports_work && !iv.has_loop) || spec_ == "regions") {
-    s.per_s = iv.regions / iv.seconds;
+    s.per_s = iv.regions / (iv.seconds * std::clamp(iv.cpu_share, 0.1, 1.0));
     s.source = "regions";
   } else {
     return std::nullopt;

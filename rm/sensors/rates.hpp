@@ -3,11 +3,13 @@
 // mechanism: it measures, it never decides.
 //
 // Sources (cosched-rm --rate-sensor; auto tries them per job in this order, and a job keeps one):
-//   app-work    units per second the program reports with cosched_report_work() (the explicit API)
+//   app-work    units per second the program reports with cosched_report_work() (the explicit API), per
+//               second its threads were not waiting for a CPU (as the iterations below: on a shared machine
+//               another tenant's load would otherwise read as interference)
 //   iterations  the SelfAnalyzer's clean iterations per second (1 / their mean time, net of the time the
 //               threads waited for a CPU: a neighbour that takes the CPU is not one that slows the core) —
 //               for jobs whose loop it found; an interval with no clean iteration gives no sample
-//   regions     outermost parallel regions begun per second, for the others
+//   regions     outermost parallel regions begun per second (per second not waiting), for the others
 //   replay:FILE rates from a file, as a function of the job's group partners (tests, what-if runs):
 //                   alone JOB RATE            the job's rate alone in its group, per second
 //                   with JOB PARTNER FACTOR   its rate is divided by FACTOR while PARTNER is in its group
@@ -38,6 +40,7 @@ struct RateInterval {
   bool has_loop = false;        // the SelfAnalyzer had clean iterations before the interval began
   double iteration_s = 0;       // mean clean iteration time during the interval, net of CPU wait; 0 none
   double regions = 0;           // outermost regions begun during the interval
+  double cpu_share = 1;         // the share of the interval its threads were not waiting for a CPU (SelfAnalyzer)
   std::vector<policy::JobId> with;  // its group partners that ran the whole interval
 };
 
