@@ -141,8 +141,7 @@ std::vector<Pick> Coschedule::select_symbiotic(const std::vector<Candidate>& lis
   return picks;
 }
 
-std::vector<Pick> Coschedule::select(const Snapshot& s, const Geometry& g, const std::vector<Candidate>& list,
-                                     Plan& plan) {
+std::vector<Pick> Coschedule::select(const Geometry& g, const std::vector<Candidate>& list, Plan& plan) {
   // An estimation quantum (Algorithms 7 and 8, lines 2-9) when a rate alone expired, never two in a row
   // (our choice: the heavy-sharing jobs they leave out would otherwise starve when many jobs expire).
   if (mode_ != Mode::bas && !last_was_estimation_) {
@@ -178,7 +177,6 @@ std::vector<Pick> Coschedule::select(const Snapshot& s, const Geometry& g, const
       return picks;
     }
   }
-  (void)s;
   switch (mode_) {
     case Mode::bas: {
       // Algorithm 5: OATR as the target, the queue head selected by default, then the fittest.
@@ -205,7 +203,7 @@ Coschedule::Plan Coschedule::make_plan(const Snapshot& s, const Geometry& g) {
   plan.length = quantum_s_;
   const std::vector<Candidate> list = candidates(s, g);
   if (list.empty()) return plan;
-  std::vector<Pick> picks = select(s, g, list, plan);
+  std::vector<Pick> picks = select(g, list, plan);
 
   // Bounded exploration (interference.hpp): in an ordinary quantum, at most one unseen pair, forced into the
   // selection (in place of the latest picks) and into one group.

@@ -75,7 +75,7 @@ class Coschedule final : public Policy {
   void close_quantum();
   Plan make_plan(const Snapshot& s, const Geometry& g);
   [[nodiscard]] std::vector<Candidate> candidates(const Snapshot& s, const Geometry& g) const;
-  std::vector<Pick> select(const Snapshot& s, const Geometry& g, const std::vector<Candidate>& list, Plan& plan);
+  std::vector<Pick> select(const Geometry& g, const std::vector<Candidate>& list, Plan& plan);
   std::vector<Pick> select_symbiotic(const std::vector<Candidate>& list, const Geometry& g,
                                      const std::vector<JobId>& alone);
   std::vector<std::vector<JobId>> group(const std::vector<Candidate>& shared, const std::vector<JobId>& whole,

@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
-#include <limits>
 
 namespace cosched::policy {
 
@@ -58,12 +57,6 @@ std::vector<std::vector<int>> match_level(const std::vector<std::vector<int>>& i
   return out;
 }
 
-double total(const std::vector<std::vector<int>>& groups, const GroupCost& cost) {
-  double t = 0;
-  for (const auto& g : groups) t += cost(g);
-  return t;
-}
-
 // Re-splits two groups into the best two of the same sizes (every choice of the first group's members).
 bool improve_pair(std::vector<int>& a, std::vector<int>& b, const GroupCost& cost) {
   const std::vector<int> all = merged(a, b);
@@ -89,14 +82,6 @@ bool improve_pair(std::vector<int>& a, std::vector<int>& b, const GroupCost& cos
 }
 
 }  // namespace
-
-std::vector<std::vector<int>> min_cost_units(int n, int units, const GroupCost& cost) {
-  std::vector<std::vector<int>> items;
-  for (int i = 0; i < n; ++i) items.push_back({i});
-  auto out = match_level(items, units, cost);
-  sort_units(out);
-  return out;
-}
 
 std::vector<std::vector<int>> min_cost_groups(int n, const GroupingLimits& limits, const GroupCost& cost) {
   const int size = std::max(limits.group_size, 1);
@@ -124,39 +109,6 @@ std::vector<std::vector<int>> min_cost_groups(int n, const GroupingLimits& limit
   }
   sort_units(units);
   return units;
-}
-
-std::vector<std::vector<int>> brute_force_groups(int n, const GroupingLimits& limits, const GroupCost& cost) {
-  const int size = std::max(limits.group_size, 1);
-  const int target = std::min(std::max(limits.groups, 1), n);
-  std::vector<std::vector<int>> best;
-  double best_cost = std::numeric_limits<double>::infinity();
-  std::vector<std::vector<int>> cur;
-  std::function<void(int)> place = [&](int i) {
-    if (i == n) {
-      if (static_cast<int>(cur.size()) != target) return;
-      const double c = total(cur, cost);
-      if (c < best_cost - 1e-9) {
-        best_cost = c;
-        best = cur;
-      }
-      return;
-    }
-    for (std::size_t k = 0; k < cur.size(); ++k) {  // by index: the recursion grows `cur`
-      if (static_cast<int>(cur[k].size()) >= size) continue;
-      cur[k].push_back(i);
-      place(i + 1);
-      cur[k].pop_back();
-    }
-    if (static_cast<int>(cur.size()) < target) {
-      cur.push_back({i});
-      place(i + 1);
-      cur.pop_back();
-    }
-  };
-  place(0);
-  sort_units(best);
-  return best;
 }
 
 }  // namespace cosched::policy

@@ -24,11 +24,6 @@ namespace cosched::policy {
 // Cost of a group of items (indices into the caller's list): the sum of its members' predicted slowdowns.
 using GroupCost = std::function<double(const std::vector<int>& group)>;
 
-// Pairs n items into exactly `units` units (pairs and singles), n/2 ≤ units ≤ n, minimising Σ unit costs.
-// cost({a}) is a single's cost, cost({a, b}) a pair's. Returns the units, each sorted, in order of their first
-// item.
-std::vector<std::vector<int>> min_cost_units(int n, int units, const GroupCost& cost);
-
 struct GroupingLimits {
   int group_size = 2;    // contexts per core: at most this many items per group (a power of two)
   int groups = 1;        // how many groups (cores) there are; every item goes to one
@@ -37,10 +32,7 @@ struct GroupingLimits {
 
 // Splits n items into at most `groups` groups of at most `group_size` items, as few sharing as possible,
 // minimising Σ group costs: one matching for group_size 2 (optimal), hierarchical matchings plus local
-// search above. The caller selects no more than groups × group_size items; any beyond that are left out.
+// search above. cost({a}) is a job alone; the groups come back sorted, in order of their first item. The caller selects no more than groups × group_size items; any beyond that are left out.
 std::vector<std::vector<int>> min_cost_groups(int n, const GroupingLimits& limits, const GroupCost& cost);
-
-// Exhaustive optimum, for tests and small n: every partition into groups as min_cost_groups describes them.
-std::vector<std::vector<int>> brute_force_groups(int n, const GroupingLimits& limits, const GroupCost& cost);
 
 }  // namespace cosched::policy

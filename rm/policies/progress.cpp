@@ -66,11 +66,6 @@ void ProgressTracker::scheduled(JobId id) {
   if (j.alone > 0) j.since_estimate = std::min(j.since_estimate + 1, settings_.expire_quanta);
 }
 
-bool ProgressTracker::has_estimate(JobId id) const {
-  auto it = jobs_.find(id);
-  return it != jobs_.end() && it->second.alone > 0;
-}
-
 bool ProgressTracker::expired(JobId id) const {
   auto it = jobs_.find(id);
   return it == jobs_.end() || it->second.alone <= 0 || it->second.since_estimate >= settings_.expire_quanta;

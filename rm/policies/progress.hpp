@@ -69,7 +69,6 @@ class ProgressTracker {
   // The job was scheduled for one more quantum (the saturating counter of §6.2).
   void scheduled(JobId id);
 
-  [[nodiscard]] bool has_estimate(JobId id) const;
   // No rate alone yet, or one measured expire_quanta or more scheduled quanta ago.
   [[nodiscard]] bool expired(JobId id) const;
   [[nodiscard]] bool close_to_expire(JobId id) const;
