@@ -17,6 +17,8 @@ import time
 import unittest
 
 BUILD = os.environ.get("COSCHED_BUILD_DIR", os.path.join(os.path.dirname(__file__), "../../build/release"))
+# An AddressSanitizer build (scripts/test --asan): the daemons are instrumented, the jobs' side is not.
+SANITIZED = os.environ.get("COSCHED_SANITIZED") == "1"
 RM = os.path.join(BUILD, "rm/cosched-rm")
 CTL = os.path.join(BUILD, "rm/ctl/cosched-ctl")
 RUN = os.path.join(BUILD, "libruntime/launcher/cosched-run")
@@ -127,15 +129,28 @@ def native_speedup(serial_fraction, binary="amdahl-clang", threads=2, iterations
     return run(1) / run(threads)
 
 
-def measure_in_bounds(attempt, low, high, attempts=3):
+def measure_in_bounds(attempt, low, high, attempts=3, cleanup=None):
     """Runs `attempt()` -> (value, details) until value lies in [low, high], at most `attempts` times, and
     returns (value, details, tries) of the last try. A measurement is a ratio of timings taken at different
     moments: a burst of load from another tenant of a shared CI machine during one of them can move it for
     that one try. A defect in cosched is wrong on every try, so the caller still asserts the bounds on the
-    last one, with every try's figures; retries are printed so noise stays visible. Nothing is skipped."""
+    last one, with every try's figures; retries are printed so noise stays visible. A try that times out
+    waiting (wait_for) is a try too: `cleanup()` (e.g. RmTestCase.stop_started) then ends what it started,
+    and after the last try the timeout is raised with every try's outcome. Nothing is skipped."""
     tries = []
-    for _ in range(attempts):
-        value, details = attempt()
+    for n in range(attempts):
+        try:
+            value, details = attempt()
+        except AssertionError as e:
+            if "timed out" not in str(e):
+                raise
+            tries.append(f"timed out: {e}")
+            if cleanup:
+                cleanup()
+            if n + 1 == attempts:
+                raise AssertionError(f"every try failed or timed out: {tries}") from e
+            print(f"try {n + 1} timed out ({e}), measuring again", flush=True)
+            continue
         tries.append(value)
         if low <= value <= high:
             return value, details, tries
@@ -216,7 +231,7 @@ class Job:
 class ResourceManager:
     """cosched-rm in the foreground on a private socket; stopped (and checked) by stop()."""
 
-    def __init__(self, *extra, cpus="0-1", policy="equip", quantum_ms=100, user=None, lock_dir=None):
+    def __init__(self, *extra, cpus="0-1", policy="equip", quantum_ms=100, user=None, lock_dir=None, env=None):
         self.dir = tempfile.mkdtemp(prefix="cosched-it-")
         if user is not None:
             os.chown(self.dir, user, user)
@@ -228,7 +243,7 @@ class ResourceManager:
         self._err = open(self.messages, "w")
         # One RM per CPU is enforced through lock files (docs/usage.md): each test RM has its own lock
         # directory unless a test shares one on purpose, so the RMs a test starts never refuse each other.
-        env = dict(os.environ, COSCHED_LOCK_DIR=lock_dir or os.path.join(self.dir, "locks"))
+        env = dict(os.environ, COSCHED_LOCK_DIR=lock_dir or os.path.join(self.dir, "locks"), **(env or {}))
         self.proc = subprocess.Popen(cmd, stdout=self._err, stderr=subprocess.STDOUT, env=env)
         wait_for(lambda: os.path.exists(self.socket) or self.proc.poll() is not None, timeout=10,
                  what="the RM socket")
@@ -350,6 +365,13 @@ class RmTestCase(unittest.TestCase):
         job = Job(args, socket_path or rm.socket, **kw)
         self.jobs.append(job)
         return job
+
+    def stop_started(self):
+        """Ends every job and RM this test started so far (between tries of a measurement)."""
+        for j in self.jobs:
+            j.kill()
+        for rm in self.rms:
+            rm.stop()
 
     def tearDown(self):
         for j in self.jobs:

@@ -277,7 +277,7 @@ class MeasurementAcrossStops(RmTestCase):
             print(f"try: {used:.2f} of the allowed deviation {details}", flush=True)
             return used, details
 
-        used, details, tries = measure_in_bounds(attempt, 0, 1)
+        used, details, tries = measure_in_bounds(attempt, 0, 1, cleanup=self.stop_started)
         self.assertLessEqual(used, 1, f"SelfAnalyzer under gang: more than 5 % from the iterations that ran whole "
                                       f"or 8 % from the program alone: {details}; tries {tries}")
 
