@@ -102,6 +102,10 @@ json Daemon::job_json(const Job& j) const {
   o["reports"] = measured(j.perf.seq);
   o["amdahl_f"] = m && j.perf.amdahl_f >= 0 ? json(j.perf.amdahl_f) : json(nullptr);
   o["bandwidth"] = sensors_.job_json(j.id);
+  // The memory traffic the program reported through cosched_report_bytes, in all since it started (null when
+  // it never called it): what the app-reported sensor turns into bytes/s, as the job wrote it.
+  const ArenaSensors c = j.arena->read_sensors();
+  o["bytes_reported"] = c.reports_bytes ? json(c.bytes) : json(nullptr);
   return o;
 }
 
