@@ -148,6 +148,7 @@ class Daemon {
   // daemon_ctl.cpp
   void handle_ctl(Conn& c, const wire::Frame& f);
   nlohmann::json answer_ctl(const Conn& c, const CtlRequest& req);
+  nlohmann::json release_job(const Conn& c, policy::JobId id);  // cosched-ctl release
   nlohmann::json status_json() const;
   nlohmann::json job_json(const Job& j) const;
 

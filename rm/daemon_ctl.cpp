@@ -214,6 +214,7 @@ json Daemon::answer_ctl(const Conn& c, const CtlRequest& req) {
       }
       return {{"ok", true}, {"job", req.job}, {"running", jobs_.count(req.job) != 0}, {"decisions", entries}};
     }
+    case CtlCmd::release: return release_job(c, req.job);
     case CtlCmd::policy:
     case CtlCmd::set: {
       const bool same = req.cmd == CtlCmd::set || req.name == policy_->name();
@@ -230,6 +231,35 @@ json Daemon::answer_ctl(const Conn& c, const CtlRequest& req) {
     }
   }
   return error_reply("unknown command");
+}
+
+// `cosched-ctl release JOB`: the job goes back to the native runtime for the rest of its life (its team the
+// size it asked for, no confinement, never stopped), as when the RM dies, and its CPUs go to the others. A
+// job of several processes (an MPI job's ranks) is released whole. Its owner may, and administrators.
+json Daemon::release_job(const Conn& c, policy::JobId id) {
+  std::vector<policy::JobId> members;
+  if (auto g = gangs_.find(id); g != gangs_.end()) {
+    members = g->second.members;
+  } else if (auto it = jobs_.find(id); it != jobs_.end()) {
+    if (it->second.gang != 0 && gangs_.count(it->second.gang) != 0) {
+      members = gangs_.at(it->second.gang).members;
+    } else {
+      members = {id};
+    }
+  }
+  if (members.empty()) return error_reply("no job " + std::to_string(id));
+  const uid_t owner = jobs_.at(members.front()).uid;
+  if (owner != c.uid && !is_admin(c)) {
+    COSCHED_THROTTLED(peer_log_, ctl, warn, "refused release of job {} (uid {}) from pid {} uid {}", id, owner, c.pid,
+                      c.uid);
+    return error_reply("permission denied: job " + std::to_string(id) + " belongs to uid " + std::to_string(owner) +
+                       "; uid " + std::to_string(c.uid) + " may release only its own jobs");
+  }
+  json pids = json::array();
+  for (auto m : members) pids.push_back(jobs_.at(m).pid);
+  COSCHED_INFO(ctl, "job {} released by uid {} (pid {})", id, c.uid, c.pid);
+  for (auto m : members) depart(m, "released by uid " + std::to_string(c.uid) + " (cosched-ctl release): native");
+  return {{"ok", true}, {"job", id}, {"pids", pids}};
 }
 
 }  // namespace cosched::rm

@@ -269,16 +269,17 @@ class MeasurementAcrossStops(RmTestCase):
                                   "spanning": spanning, "of": len(times), "analyzer_s": analyzer.get(j.pid)}
                 self.assertGreater(spanning, len(times) / 3, f"too few iterations spanned a stop: {details}")
                 self.assertIn(j.pid, analyzer, f"no report at two CPUs after three stops: {details}")
-                # Side by side, within 8 %: the SelfAnalyzer against the same job's own whole iterations.
-                used = max(used, abs(analyzer[j.pid] / ran_whole - 1) / 0.08)
-                # Within 15 % of the same program alone at the same team size, run just before (a moment apart).
-                used = max(used, abs(analyzer[j.pid] / alone - 1) / 0.15)
+                # A few per cent (#11): within 5 % of the same job's own whole iterations (side by side), and
+                # within 8 % of the same program alone at the same team size, run just before (a quiet host
+                # gives up to 4 % between two runs a moment apart).
+                used = max(used, abs(analyzer[j.pid] / ran_whole - 1) / 0.05)
+                used = max(used, abs(analyzer[j.pid] / alone - 1) / 0.08)
             print(f"try: {used:.2f} of the allowed deviation {details}", flush=True)
             return used, details
 
-        used, details, tries = measure_in_bounds(attempt, 0, 1)
-        self.assertLessEqual(used, 1, f"SelfAnalyzer under gang: more than 8 % from the iterations that ran whole "
-                                      f"or 15 % from the program alone: {details}; tries {tries}")
+        used, details, tries = measure_in_bounds(attempt, 0, 1, cleanup=self.stop_started)
+        self.assertLessEqual(used, 1, f"SelfAnalyzer under gang: more than 5 % from the iterations that ran whole "
+                                      f"or 8 % from the program alone: {details}; tries {tries}")
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)
