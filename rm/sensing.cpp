@@ -131,7 +131,8 @@ void Daemon::sample_sensors() {
     // The PMPI wrappers' counts (an MPI rank), monotonic as the job wrote them: BW^N for the network sensor.
     const ArenaProgress p = j.arena->read_progress();
     const std::uint64_t payload = p.net_bytes_out + p.net_bytes_in;
-    iv.counts_network = p.net_messages > 0 && payload >= m.net_bytes;
+    // (A rank that only receives counts bytes in but no messages.)
+    iv.counts_network = (p.net_messages > 0 || payload > 0) && payload >= m.net_bytes;
     if (iv.counts_network) iv.net_bytes = static_cast<double>(payload - m.net_bytes);
     // Mean clean iteration time over the interval, when every sample in it had one team size, net of the
     // time its threads waited for a CPU: a neighbour that takes the CPU is not one that takes the memory

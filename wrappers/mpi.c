@@ -17,8 +17,8 @@
  * requests); that is exact when the posted count is the message's size, as in halo exchanges, and an upper
  * bound otherwise; the bytes then land at most one wait early, within MemBUS's window of quanta.
  *
- * Per message: two or three relaxed atomic adds, a PMPI_Type_size for types other than the common predefined
- * ones, a PMPI_Get_count for a blocking receive; no syscall, lock or allocation. */
+ * Per message: two relaxed atomic adds for a send, one for a receive, a PMPI_Type_size for types other than
+ * the common predefined ones, a PMPI_Get_count for a blocking receive; no syscall, lock or allocation. */
 #include <mpi.h>
 #include <stdint.h>
 
