@@ -126,7 +126,6 @@ class Daemon {
   void handle_register_rank(Conn& c, const wire::Frame& f);
   std::vector<Unit> units();
   [[nodiscard]] policy::JobId view_id(const Job& j) const { return j.gang != 0 ? j.gang : j.id; }
-  void sample_network();
   // cosched-cluster's two requests (docs/architecture.md, "Clusters"): this node's jobs and the policy's local
   // candidates; the agreed order, applied at once.
   nlohmann::json cluster_local_json();
@@ -142,6 +141,8 @@ class Daemon {
 
   // sensing.cpp: the sensors' intervals, closed at a quantum's start and opened at its end
   Status start_sensors();
+  Status resolve_calibration();
+  [[nodiscard]] nlohmann::json sensor_status_json() const;
   void sample_sensors();
   void open_sensor_intervals();
 
@@ -166,6 +167,7 @@ class Daemon {
   // and whether the policy groups jobs at all (without groups a sample's partners are everyone who ran).
   std::map<policy::JobId, std::vector<policy::JobId>> partners_;
   bool grouping_ = false;
+  std::string calibration_source_;  // where the counter-free constants came from, for status
   DecisionLog log_;
   AccountingLog accounting_;
   std::chrono::steady_clock::time_point t0_;

@@ -83,11 +83,13 @@ json Daemon::job_json(const Job& j) const {
             {"job", view_id(j)},
             {"rank", j.gang != 0 ? json(j.rank) : json(nullptr)},
             {"job_key", j.gang != 0 ? json(j.job_key) : json(nullptr)},
-            // The PMPI wrappers' exact counts (0 for a program that is no MPI rank) and their rate last quantum.
+            // The PMPI wrappers' exact counts (0 for a program that is no MPI rank) and the network sensor's
+            // latest rate (null before its first sample).
             {"net_bytes_out", j.progress.net_bytes_out},
             {"net_bytes_in", j.progress.net_bytes_in},
             {"net_messages", j.progress.net_messages},
-            {"net_bytes_per_s", j.net_bps}};
+            {"net_bytes_per_s", nullptr}};
+  if (const policy::Bandwidth n = sensors_.network(j.id); n.valid()) o["net_bytes_per_s"] = n.latest().bytes_per_s;
   // The same keys for every job, null until the first report (and amdahl_f while no fit exists), so that
   // scripts reading status --json see one schema.
   const bool m = j.perf.valid;
@@ -113,6 +115,10 @@ json Daemon::job_json(const Job& j) const {
   } else {
     o["rate"] = nullptr;
   }
+  // The memory traffic the program reported through cosched_report_bytes, in all since it started (null when
+  // it never called it): what the app-reported sensor turns into bytes/s, as the job wrote it.
+  const ArenaSensors c = j.arena->read_sensors();
+  o["bytes_reported"] = c.reports_bytes ? json(c.bytes) : json(nullptr);
   return o;
 }
 
@@ -159,7 +165,7 @@ json Daemon::status_json() const {
                                                                            : json(nullptr)}}},
           {"enforcement", enforcer_->name()},
           {"stopping", stopper_->name()},
-          {"sensor", sensors_.status_json()},
+          {"sensor", sensor_status_json()},
           {"rate_sensor", rates_.spec()},
           {"pairs", [&] { auto r = policy_->pairs(); return r ? pairs_json(*r) : json(nullptr); }()},
           {"quantum_ms", cfg_.quantum_ms},

@@ -225,9 +225,12 @@ policy::Snapshot Daemon::snapshot(policy::Event event, policy::JobId subject) {
     v.perf = j.perf;
     if (!j.perf.valid) v.perf = policy::Perf{};  // a rejected first report is no report
     v.history = j.history;
-    // Per process: a job of several ranks shows its first rank's memory traffic (the sensors follow
-    // processes; summing the ranks' windows sample by sample is left for later).
-    v.bandwidth = sensors_.bandwidth(j.id);
+    // The sensors follow processes: a job of several (MPI ranks) uses the sum of its processes' windows,
+    // sample by sample, for memory traffic as for network payload (sensors::sum_windows).
+    std::vector<policy::JobId> processes;
+    for (const Job* m : u.members) processes.push_back(m->id);
+    v.bandwidth = sensors_.bandwidth(processes);
+    v.network = sensors_.network(processes);
     v.rate = j.rate;
     if (j.gang != 0) {
       // A job of several processes: what they ask for together, the allocation they share. A rank's speedup
@@ -240,10 +243,6 @@ policy::Snapshot Daemon::snapshot(policy::Event event, policy::JobId subject) {
       v.analyzing = false;
       v.perf = policy::Perf{};
       v.history.clear();
-    }
-    for (const Job* m : u.members) {
-      v.network.valid = v.network.valid || m->progress.net_messages > 0;
-      v.network.bytes_per_s += m->net_bps;
     }
     s.jobs.push_back(std::move(v));
   }

@@ -24,6 +24,7 @@ struct SensorMark {
   double at = 0;
   int allocation = 0;
   ArenaSensors counters;  // the job's cumulative counters when it opened
+  std::uint64_t net_bytes = 0;  // the PMPI wrappers' bytes out + in when it opened
   std::vector<policy::JobId> group;  // its co-schedule partners when it opened (Decision::co_schedule)
 };
 
@@ -57,12 +58,6 @@ struct Job {
   policy::JobId gang = 0;
   int rank = 0;
   std::string job_key;
-
-  // Network payload rate from the PMPI wrappers' counts (rm/mpi_jobs.cpp, sample_network): bytes out + in
-  // per second over the last quantum.
-  std::uint64_t net_bytes_seen = 0;
-  double net_seen_at = -1;
-  double net_bps = 0;
 
   // Mechanism handles.
   int conn_fd = -1;           // the job's socket (EOF = departure)

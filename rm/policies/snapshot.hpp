@@ -74,13 +74,6 @@ struct Bandwidth {
   void push(const BandwidthSample& s);
 };
 
-// Network payload of the job's processes on this node, counted exactly by the PMPI wrappers (libcosched_mpi):
-// bytes sent and received per second over the last quantum. valid: the job is an MPI job that sent anything.
-struct Network {
-  bool valid = false;
-  double bytes_per_s = 0;
-};
-
 // The pace of a job's work over one sampling interval (docs/architecture.md, "Progress rates"): what the
 // co-scheduling policies (coschedule.hpp) use in place of IPC (Feliu's thesis eq. 6.1: progress = Σ rate
 // co-run / rate alone). Filled once per RM quantum by the daemon (rm/sensing.cpp) and the simulator, for every
@@ -113,7 +106,10 @@ struct JobView {
   Perf perf;
   std::vector<HistoryEntry> history;
   Bandwidth bandwidth;
-  Network network;           // MPI jobs: BW^N of MemBUS (Koukis & Koziris §4)
+  // MPI jobs: BW^N of MemBUS (Koukis & Koziris §4), the payload the job's processes on this node sent and
+  // received per second, counted exactly by the PMPI wrappers and sampled by the sensor layer like memory
+  // traffic (same window, intervals and unit; source "pmpi"). Empty for a job that is no MPI job.
+  Bandwidth network;
   Rate rate;                 // the latest progress-rate sample (co-scheduling policies)
 };
 

@@ -231,7 +231,8 @@ class Job:
 class ResourceManager:
     """cosched-rm in the foreground on a private socket; stopped (and checked) by stop()."""
 
-    def __init__(self, *extra, cpus="0-1", policy="equip", quantum_ms=100, user=None, lock_dir=None, env=None):
+    def __init__(self, *extra, cpus="0-1", policy="equip", quantum_ms=100, user=None, lock_dir=None, env=None,
+                 start_timeout=10):
         self.dir = tempfile.mkdtemp(prefix="cosched-it-")
         if user is not None:
             os.chown(self.dir, user, user)
@@ -245,7 +246,7 @@ class ResourceManager:
         # directory unless a test shares one on purpose, so the RMs a test starts never refuse each other.
         env = dict(os.environ, COSCHED_LOCK_DIR=lock_dir or os.path.join(self.dir, "locks"), **(env or {}))
         self.proc = subprocess.Popen(cmd, stdout=self._err, stderr=subprocess.STDOUT, env=env)
-        wait_for(lambda: os.path.exists(self.socket) or self.proc.poll() is not None, timeout=10,
+        wait_for(lambda: os.path.exists(self.socket) or self.proc.poll() is not None, timeout=start_timeout,
                  what="the RM socket")
         if self.proc.poll() is not None:
             raise AssertionError(f"cosched-rm exited at start: {self.messages_text()}")
