@@ -198,9 +198,9 @@ void Daemon::open_sensor_intervals() {
   for (auto& [id, j] : jobs_) {
     if (j.sensor_mark.open || !j.runnable || j.suspended || j.allocation < 1) continue;
     const ArenaProgress p = j.arena->read_progress();
-    j.sensor_mark = SensorMark{true, t, j.allocation, j.arena->read_sensors(), p.net_bytes_out + p.net_bytes_in};
     auto partners = partners_.find(view_id(j));
-    j.sensor_mark.group = partners != partners_.end() ? partners->second : std::vector<policy::JobId>{};
+    j.sensor_mark = SensorMark{true, t, j.allocation, j.arena->read_sensors(), p.net_bytes_out + p.net_bytes_in,
+                               partners != partners_.end() ? partners->second : std::vector<policy::JobId>{}};
     sensors_.open(id, t);
   }
 }

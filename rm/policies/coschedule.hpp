@@ -48,6 +48,7 @@ class Coschedule final : public Policy {
   Status set_param(std::string_view name, std::string_view value) override;
   void forget(JobId id) override;
   [[nodiscard]] std::optional<PairsReport> pairs() const override;
+  [[nodiscard]] std::optional<double> time_quantum_s() const override { return quantum_s_; }
 
   // The thesis's heavy-sharing threshold on main memory (§6.1.2: 3.5 transactions/µs), per thread.
   static constexpr double kHeavyTrPerUs = 3.5;
