@@ -150,9 +150,13 @@ std::vector<Pick> Coschedule::select(const Geometry& g, const std::vector<Candid
       if (!tracker_.expired(c.id) || cooldown_.count(c.id) != 0) continue;
       if (target == nullptr || c.progress < target->progress) target = &c;
     }
-    if (target != nullptr && mode_ == Mode::symbiotic) {
-      // The target and the jobs close to expire, lowest progress first, at most a quarter of the cores (our
-      // bound: each costs its core's other contexts for one quantum).
+    if (target != nullptr && mode_ == Mode::symbiotic && g.threads_per_core > 1) {
+      // With SMT: the target and the jobs close to expire, lowest progress first, at most a quarter of the
+      // cores (our bound: each costs its core's other contexts for one quantum), and the rest runs on.
+      // Without SMT a group is adjacent cores, so the interference the matrix learns is the one between cores
+      // and §7.2.2's assumption does not hold: symbiotic then takes Algorithm 7's low-contention schedule
+      // below (our choice; a "rate alone" measured next to a streaming job on the other core would read the
+      // very slowdown the matrix is meant to find as no slowdown at all).
       plan.estimation = true;
       plan.length = estimation_quantum_s_;
       plan.estimating.push_back(target->id);

@@ -22,6 +22,9 @@ struct World {
   std::map<std::pair<JobId, JobId>, int> together;  // quanta each pair spent in one group
   std::uint64_t seq = 0;
   double now = 0;
+  // Without SMT, the slowdown a job suffers comes from every job running beside it, its group or not (the
+  // memory is shared by all cores), while a sample names its group partners only, as the daemon's do.
+  bool machine_wide = false;
 
   World(int cpus, int cores, int jobs, std::function<double(JobId, JobId)> sd) : slowdown(std::move(sd)) {
     s = cosched::policy::testing::machine_with(cpus, std::vector<int>(static_cast<std::size_t>(jobs), 1));
@@ -47,10 +50,13 @@ struct World {
       RateSample r{now, 0.1, 100, 1, "model", {}};
       if (g != nullptr) {
         for (JobId o : *g) {
-          if (o == j.id) continue;
-          r.with.push_back(o);
-          r.per_s /= slowdown(j.id, o);
+          if (o != j.id) r.with.push_back(o);
         }
+      }
+      for (const auto& o : s.jobs) {
+        const bool beside = machine_wide ? o.runnable && o.allocation > 0
+                                         : std::find(r.with.begin(), r.with.end(), o.id) != r.with.end();
+        if (o.id != j.id && beside) r.per_s /= slowdown(j.id, o.id);
       }
       j.rate.latest = r;
       j.rate.seq = ++seq;
@@ -133,6 +139,43 @@ TEST(Coschedule, SymbioticLearnsTheHeavyPairAndAvoidsIt) {
   EXPECT_GT(r->explored, 0U);
   EXPECT_LE(r->explored * 4, r->quanta);
   EXPECT_GT(r->exploration_cost, 0.0);
+}
+
+TEST(Coschedule, SymbioticWithoutSmtMeasuresRatesAloneBesideLightJobsOnly) {
+  // This machine's shape again, with the physics of a machine without SMT: a BBMA is slowed by the other BBMA
+  // on the adjacent core whether or not the policy calls them a group. The BBMAs report their traffic (30 GB/s
+  // a thread: 469 tr/µs, heavy-sharing above 3.5), the light jobs none. A rate alone taken with the other BBMA
+  // running would read 100 / 2 = 50; beside a light job it is 100 / 1.05 = 95.24, and the light jobs' 100.
+  World w(2, 2, 4, bbma_world);
+  w.machine_wide = true;
+  for (auto& j : w.s.jobs) j.bandwidth.push({0, j.id <= 2 ? 30e9 : 0.0, 1});
+  auto p = make("symbiotic");
+  int estimations = 0;
+  for (int q = 0; q < 400; ++q) {
+    Decision d = w.tick(*p);
+    for (const auto& a : d.jobs) {
+      if (a.state != "estimating") continue;
+      ++estimations;
+      for (const auto& b : d.jobs) {
+        EXPECT_FALSE(b.id != a.id && b.runnable && b.id <= 2)
+            << "quantum " << q << ": job " << a.id << " measures its rate alone beside BBMA " << b.id;
+      }
+    }
+  }
+  EXPECT_GE(estimations, 4);
+  auto r = p->pairs();
+  ASSERT_TRUE(r.has_value());
+  for (const auto& j : r->jobs) {
+    EXPECT_NEAR(j.alone, j.id <= 2 ? 100 / 1.05 : 100.0, 1e-9) << "job " << j.id;
+  }
+  // With true rates alone the matrix ranks BBMA+BBMA first: 2 + 2 (measured beside each other only).
+  std::map<std::pair<JobId, JobId>, double> cost;
+  for (const auto& e : r->entries) cost[{std::min(e.job, e.with), std::max(e.job, e.with)}] += e.slowdown;
+  const std::pair<JobId, JobId> heavy{1, 2};
+  ASSERT_EQ(cost.count(heavy), 1U);
+  for (const auto& [pair, c] : cost) {
+    if (pair != heavy) EXPECT_LT(c + 1, cost[heavy]) << pair.first << "+" << pair.second;
+  }
 }
 
 TEST(Coschedule, SymbioticMatchesOnSmtCores) {
