@@ -29,6 +29,7 @@
 #include "job.hpp"
 #include "policies/policy.hpp"
 #include "sensors/sensor_set.hpp"
+#include "slurm_gate.hpp"
 #include "register_body.hpp"
 #include "topology.hpp"
 
@@ -157,6 +158,7 @@ class Daemon {
   std::unique_ptr<Enforcer> enforcer_;
   std::unique_ptr<Stopper> stopper_;
   std::unique_ptr<policy::Policy> policy_;
+  std::unique_ptr<SlurmGate> gate_;  // --slurm-node: the policy's may_start applied to the Slurm node
   sensors::SensorSet sensors_;
   DecisionLog log_;
   AccountingLog accounting_;

@@ -83,6 +83,7 @@ json Daemon::job_json(const Job& j) const {
             {"job", view_id(j)},
             {"rank", j.gang != 0 ? json(j.rank) : json(nullptr)},
             {"job_key", j.gang != 0 ? json(j.job_key) : json(nullptr)},
+            {"slurm_job_id", slurm_id_json(j)},
             // The PMPI wrappers' exact counts (0 for a program that is no MPI rank) and their rate last quantum.
             {"net_bytes_out", j.progress.net_bytes_out},
             {"net_bytes_in", j.progress.net_bytes_in},
@@ -131,6 +132,7 @@ json Daemon::status_json() const {
           {"uptime_s", now()},
           {"rm_pid", ::getpid()},
           {"may_start", may_start_},
+          {"slurm", gate_ ? gate_->status_json() : json(nullptr)},
           {"may_start_reason", may_start_reason_},
           {"allocated", allocated},
           {"decisions", decisions_},

@@ -12,6 +12,7 @@
 #include "daemon.hpp"
 #include "placement.hpp"
 #include "rank_split.hpp"
+#include "slurm_confinement.hpp"
 #include "register_body.hpp"
 
 namespace cosched::rm {
@@ -68,6 +69,8 @@ void Daemon::admit(Conn& c, RegisterRequest body, const std::string& key, int ra
   if (!key.empty()) {
     j.rank = rank;
     j.job_key = key;
+    j.slurm_job_id = slurm_job_id_of(key);
+    if (j.slurm_job_id >= 0) read_slurm_confinement(j, topo_.cpus());
     j.gang = j.id;
     for (auto& [gid, g] : gangs_) {
       if (g.uid == c.uid && g.key == key) {
@@ -228,7 +231,7 @@ policy::Snapshot Daemon::snapshot(policy::Event event, policy::JobId subject) {
     // Per process: a job of several ranks shows its first rank's memory traffic (the sensors follow
     // processes; summing the ranks' windows sample by sample is left for later).
     v.bandwidth = sensors_.bandwidth(j.id);
-    if (j.gang != 0) {
+    if (j.gang != 0 && u.members.size() > 1) {
       // A job of several processes: what they ask for together, the allocation they share. A rank's speedup
       // is not the job's (measured at its share, with its partners' pace), so it reports none.
       const Gang& g = gangs_.at(u.id);
@@ -240,6 +243,14 @@ policy::Snapshot Daemon::snapshot(policy::Event event, policy::JobId subject) {
       v.perf = policy::Perf{};
       v.history.clear();
     }
+    // Never more than Slurm let it use: a policy grants nothing placement could not place.
+    CpuSet allowed;
+    bool limited = true;
+    for (const Job* m : u.members) {
+      limited = limited && !m->allowed.empty();
+      allowed = allowed | m->allowed;
+    }
+    if (limited && allowed.count() > 0) v.request = std::min(v.request, allowed.count());
     for (const Job* m : u.members) {
       v.network.valid = v.network.valid || m->progress.net_messages > 0;
       v.network.bytes_per_s += m->net_bps;
@@ -305,7 +316,16 @@ void Daemon::apply(const policy::Decision& d, policy::Event event, policy::JobId
                     it == by_id.end() ? 0 : want, ncpu, std::max(held, 1));
       want = std::clamp(std::max(held, 1), 1, ncpu);
     }
-    reqs.push_back({u.id, want, current});
+    // A Slurm job stays inside the CPUs Slurm gave it (placement.hpp); a member with no limit lifts it.
+    CpuSet allowed;
+    for (const Job* m : u.members) {
+      if (m->allowed.empty()) {
+        allowed = CpuSet();
+        break;
+      }
+      allowed = allowed | m->allowed;
+    }
+    reqs.push_back({u.id, want, current, allowed});
     unit_of[u.id] = &u;
   }
   auto placed = place(topo_.order(), reqs);
@@ -351,9 +371,9 @@ void Daemon::apply(const policy::Decision& d, policy::Event event, policy::JobId
         // Growing: widen the CPUs before the team grows; shrinking: shrink the team first.
         if (count >= j.allocation) {
           if (auto st = enforcer_->apply(j, cpus); !st) COSCHED_WARN(enforce, "job {}: {}", j.id, st.error().message);
-          j.arena->publish(count, cpus, enforcer_->job_applies_mask());
+          j.arena->publish(count, cpus, enforcer_->applies_mask_for(j));
         } else {
-          j.arena->publish(count, cpus, enforcer_->job_applies_mask());
+          j.arena->publish(count, cpus, enforcer_->applies_mask_for(j));
           if (auto st = enforcer_->apply(j, cpus); !st) COSCHED_WARN(enforce, "job {}: {}", j.id, st.error().message);
         }
         j.allocation = count;
@@ -367,6 +387,7 @@ void Daemon::apply(const policy::Decision& d, policy::Event event, policy::JobId
       }
       nlohmann::json job_entry = {{"id", j.id},
                                   {"pid", j.pid},  // joins the log to qsubmit's jobs.csv and to ps
+                                  {"slurm_job_id", slurm_id_json(j)},  // joins it to sacct and jobcomp
                                   {"allocated", count},
                                   {"cpus", cpus.to_string()},
                                   {"run", "running"},
@@ -391,6 +412,7 @@ void Daemon::apply(const policy::Decision& d, policy::Event event, policy::JobId
     if (a != nullptr) j.policy_state = a->state;
     const bool just_stopped = std::find(stopping.begin(), stopping.end(), view_id(j)) != stopping.end();
     nlohmann::json job_entry = {{"id", id},
+                                {"slurm_job_id", slurm_id_json(j)},
                                 {"allocated", j.allocation},
                                 {"cpus", j.cpus.to_string()},
                                 {"run", "stopped"},
@@ -403,6 +425,7 @@ void Daemon::apply(const policy::Decision& d, policy::Event event, policy::JobId
   bool ml_changed = d.may_start != may_start_;
   may_start_ = d.may_start;
   may_start_reason_ = d.may_start_reason;
+  if (gate_) gate_->apply(may_start_, now());
   if (d.wake_at) arm_wake(*d.wake_at);
 
   bool noteworthy = changed || ml_changed || event == policy::Event::arrival || event == policy::Event::departure ||

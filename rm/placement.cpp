@@ -42,14 +42,18 @@ void keep_position(std::vector<int>& dist, int p) {
   for (int q = p + 1; q < n && dist[static_cast<std::size_t>(q)] > q - p; ++q) dist[static_cast<std::size_t>(q)] = q - p;
 }
 
-// For a job with nothing kept: the first run of `need` consecutive positions at the lowest load, so a new
-// job lands on a compact block instead of filling holes one by one.
-int first_block(const Slots& s, int need) {
+// For a job with nothing kept: the first run of `need` consecutive positions it may take (`barred` false) at
+// the lowest load among those, so a new job lands on a compact block instead of filling holes one by one.
+int first_block(const Slots& s, int need, const std::vector<char>& barred) {
   const int n = static_cast<int>(s.load.size());
-  int min_load = *std::min_element(s.load.begin(), s.load.end());
+  int min_load = INT_MAX;
+  for (int p = 0; p < n; ++p) {
+    if (!barred[static_cast<std::size_t>(p)]) min_load = std::min(min_load, s.load[static_cast<std::size_t>(p)]);
+  }
   int run = 0;
   for (int p = 0; p < n; ++p) {
-    run = s.load[static_cast<std::size_t>(p)] == min_load ? run + 1 : 0;
+    const bool free = !barred[static_cast<std::size_t>(p)] && s.load[static_cast<std::size_t>(p)] == min_load;
+    run = free ? run + 1 : 0;
     if (run == need) return p - need + 1;
   }
   return -1;
@@ -64,8 +68,25 @@ std::map<policy::JobId, CpuSet> place(const std::vector<int>& order, const std::
   std::vector<int> pos_of_cpu(static_cast<std::size_t>(*std::max_element(order.begin(), order.end()) + 1), -1);
   for (int p = 0; p < n; ++p) pos_of_cpu[static_cast<std::size_t>(order[static_cast<std::size_t>(p)])] = p;
 
+  // Positions each request may not take (outside its `allowed`); a set naming none of ours restricts nothing.
+  std::vector<std::vector<char>> barred(requests.size(), std::vector<char>(static_cast<std::size_t>(n), 0));
+  std::vector<int> wants(requests.size());
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    int may = n;
+    if (!requests[i].allowed.empty()) {
+      int inside = 0;
+      for (int p = 0; p < n; ++p) inside += requests[i].allowed.test(order[static_cast<std::size_t>(p)]) ? 1 : 0;
+      if (inside > 0) {
+        for (int p = 0; p < n; ++p) {
+          barred[i][static_cast<std::size_t>(p)] = requests[i].allowed.test(order[static_cast<std::size_t>(p)]) ? 0 : 1;
+        }
+        may = inside;
+      }
+    }
+    wants[i] = std::min(std::clamp(requests[i].count, 1, n), may);
+  }
   long total = 0;
-  for (const auto& r : requests) total += std::clamp(r.count, 1, n);
+  for (int w : wants) total += w;
   Slots s;
   s.load.assign(static_cast<std::size_t>(n), 0);
   s.cap = static_cast<int>(std::max<long>(1, (total + n - 1) / n));
@@ -73,12 +94,12 @@ std::map<policy::JobId, CpuSet> place(const std::vector<int>& order, const std::
   // Pass 1: keep current CPUs, lowest positions first, up to the new count and the sharing cap.
   std::vector<std::vector<int>> kept(requests.size());
   for (std::size_t i = 0; i < requests.size(); ++i) {
-    int want = std::clamp(requests[i].count, 1, n);
+    int want = wants[i];
     for (int c : requests[i].current.to_vector()) {
       if (static_cast<int>(kept[i].size()) >= want) break;
       if (c >= static_cast<int>(pos_of_cpu.size()) || pos_of_cpu[static_cast<std::size_t>(c)] < 0) continue;
       int p = pos_of_cpu[static_cast<std::size_t>(c)];
-      if (s.load[static_cast<std::size_t>(p)] >= s.cap) continue;
+      if (barred[i][static_cast<std::size_t>(p)] || s.load[static_cast<std::size_t>(p)] >= s.cap) continue;
       kept[i].push_back(p);
       ++s.load[static_cast<std::size_t>(p)];
     }
@@ -87,18 +108,18 @@ std::map<policy::JobId, CpuSet> place(const std::vector<int>& order, const std::
   std::vector<std::size_t> idx(requests.size());
   for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = i;
   std::stable_sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) {
-    auto need = [&](std::size_t i) { return std::clamp(requests[i].count, 1, n) - static_cast<int>(kept[i].size()); };
+    auto need = [&](std::size_t i) { return wants[i] - static_cast<int>(kept[i].size()); };
     return need(a) > need(b);
   });
   std::vector<char> mine(static_cast<std::size_t>(n), 0);
   std::vector<int> dist(static_cast<std::size_t>(n), 0);
   for (std::size_t i : idx) {
-    int want = std::clamp(requests[i].count, 1, n);
+    int want = wants[i];
     if (static_cast<int>(kept[i].size()) >= want) continue;  // nothing to add (the order puts these last)
-    std::fill(mine.begin(), mine.end(), 0);
+    mine = barred[i];  // a position it may not take counts as taken
     for (int p : kept[i]) mine[static_cast<std::size_t>(p)] = 1;
     if (kept[i].empty()) {
-      int start = first_block(s, want);
+      int start = first_block(s, want, barred[i]);
       if (start >= 0) {
         for (int p = start; p < start + want; ++p) {
           kept[i].push_back(p);

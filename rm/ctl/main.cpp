@@ -84,6 +84,7 @@ int main(int argc, char** argv) {
   history->add_option("--user,-u", history_filter.user, "only this user's jobs (name or uid)");
   history->add_option("--job,-j", history_filter.job, "only this RM job id");
   history->add_option("--pid", history_filter.pid, "only the job with this process id");
+  history->add_option("--slurm-job", history_filter.slurm_job, "only the processes of this Slurm job (--cosched jobs)");
   history->add_option("--last,-n", history_filter.last, "only the last N jobs");
   history->add_flag("--json", as_json, "machine-readable output (one record per line, as stored)");
   COSCHED_CLI_PARSE(app, argc, argv);

@@ -80,6 +80,7 @@ const std::vector<StatusColumn>& registry() {
          const json bw = j.value("bandwidth", json());
          return bw.is_object() ? num(bw.value("slowdown", json()), "{:.2f}") : "-";
        }},
+      {"slurm_job", {"SLURM_JOB", true}, false, [](const json& j, const json&) { return text(j, "slurm_job_id"); }},
       {"command", {"COMMAND"}, true, [](const json& j, const json&) { return text(j, "command"); }},
   };
   return columns;

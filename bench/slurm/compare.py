@@ -1,0 +1,158 @@
+#!/usr/bin/python3
+"""What a Slurm site can do with one node and a queue of OpenMP jobs that each ask for every CPU, side by side
+(docs/performance.md, "Under Slurm"):
+
+  exclusive  OverSubscribe=EXCLUSIVE: one job at a time (what most sites do)
+  force      OverSubscribe=FORCE: every job at once, the kernel time-shares the oversubscribed threads
+  gang       PreemptMode=GANG, SchedulerTimeSlice: Slurm suspends and resumes whole jobs in turn
+  equip      cosched through the SPANK plugin, cosched-rm --policy equip (OverSubscribe=FORCE)
+  pdpa       cosched through the SPANK plugin, cosched-rm --policy pdpa gating the node (--slurm-node)
+
+Each configuration gets a fresh private cluster (tests/integration/slurm_cluster.py) and replays the same SWF
+burst with `qsubmit --backend slurm` (so its numbers come from Slurm's job-completion records). Reported:
+mean response time, makespan and CPU utilisation (busy share of the node's CPUs over the makespan, from
+/proc/stat), each also as a ratio against `exclusive`; and whether every job verified.
+
+    bench/slurm/compare.py --jobs 6 --class W --out /tmp/slurm-bench
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "../.."))
+sys.path.insert(0, os.path.join(ROOT, "tests/integration"))
+from slurm_cluster import NODE, SlurmCluster  # noqa: E402
+
+CONFIGS = ("exclusive", "force", "gang", "equip", "pdpa")
+KERNELS = ("cg", "mg", "ft", "ep", "is", "bt")
+
+
+def cpu_times():
+    with open("/proc/stat") as f:
+        fields = [int(x) for x in f.readline().split()[1:]]
+    idle = fields[3] + fields[4]  # idle + iowait
+    return sum(fields) - idle, sum(fields)
+
+
+def write_workload(path, jobs, cpus, kernels):
+    with open(path, "w") as f:
+        f.write(f"; Version: 2.2\n; MaxProcs: {cpus}\n; Note: bench/slurm/compare.py: a burst of NPB kernels, "
+                f"each asking for every CPU\n")
+        for i in range(jobs):
+            exe = kernels.index(kernels[i % len(kernels)]) + 1
+            f.write(f"{i + 1} 0 -1 -1 {cpus} -1 -1 {cpus} -1 -1 1 -1 -1 {exe} -1 -1 -1 -1\n")
+
+
+def write_catalog(path, kernels, npb_class, build):
+    with open(path, "w") as f:
+        f.write("apps:\n")
+        for i, k in enumerate(kernels):
+            f.write(f"  {i + 1}:\n    name: {k}.{npb_class}\n    class: {k}\n"
+                    f"    command: [\"{build}/bin/npb-{k}-clang\", \"{npb_class}\"]\n")
+
+
+def run_config(name, args, workload, catalog, build, out_root):
+    cpus = args.cpus
+    partition_extra = ""
+    extra = []
+    oversubscribe = f"FORCE:{args.jobs}"
+    plugin = os.path.join(build, "slurm/spank_cosched.so")
+    if name == "exclusive":
+        oversubscribe = "EXCLUSIVE"
+    elif name == "gang":
+        extra = ["PreemptType=preempt/none", "PreemptMode=GANG", f"SchedulerTimeSlice={args.time_slice}"]
+    tmp = tempfile.mkdtemp(prefix=f"bench-{name}-")
+    os.chmod(tmp, 0o755)
+    sock = os.path.join(tmp, "rm.sock")
+    cluster = SlurmCluster(cpus=cpus, oversubscribe=oversubscribe, plugin=plugin,
+                           plugin_args=f"socket={sock}", extra=extra, partition_extra=partition_extra)
+    rm = None
+    try:
+        env = dict(cluster.env, COSCHED_LOCK_DIR=os.path.join(tmp, "locks"))
+        if name in ("equip", "pdpa"):
+            cmd = [os.path.join(build, "rm/cosched-rm"), "--foreground", "--socket", sock, "--policy", name,
+                   "--log", os.path.join(tmp, "decisions.jsonl")]
+            if name == "pdpa":
+                cmd += ["--slurm-node", NODE]
+            rm = subprocess.Popen(cmd, env=env, stdout=open(os.path.join(tmp, "rm.err"), "w"),
+                                  stderr=subprocess.STDOUT)
+            deadline = time.monotonic() + 10
+            while not os.path.exists(sock) and time.monotonic() < deadline:
+                time.sleep(0.05)
+        out = os.path.join(out_root, name)
+        qsubmit = [os.path.join(build, "qs/qsubmit/qsubmit"), "--backend", "slurm", workload, "--catalog", catalog,
+                   "--out", out, "--label", name, "--quiet"]
+        if name not in ("equip", "pdpa"):
+            qsubmit.append("--native")
+        busy0, total0 = cpu_times()
+        t0 = time.monotonic()
+        r = subprocess.run(qsubmit, env=env, capture_output=True, text=True)
+        wall = time.monotonic() - t0
+        busy1, total1 = cpu_times()
+        if r.returncode != 0:
+            print(f"{name}: qsubmit exited {r.returncode}: {r.stderr.strip()}", file=sys.stderr)
+        with open(os.path.join(out, "summary.json")) as f:
+            summary = json.load(f)
+        verified = 0
+        for j in range(1, args.jobs + 1):
+            path = os.path.join(out, "jobs", f"{j}.out")
+            if os.path.exists(path) and "VERIFICATION SUCCESSFUL" in open(path, errors="replace").read():
+                verified += 1
+        return {"mean_response": summary["overall"]["mean_response"], "makespan": summary["overall"]["makespan"],
+                "busy": (busy1 - busy0) / max(1, total1 - total0), "wall": wall, "verified": verified,
+                "completed": summary["overall"]["completed"], "exit": r.returncode}
+    finally:
+        if rm is not None:
+            rm.terminate()
+            rm.wait(timeout=20)
+        cluster.stop()
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--jobs", type=int, default=6, help="jobs in the burst (default 6)")
+    p.add_argument("--class", dest="npb_class", default="W", help="NPB class (default W)")
+    p.add_argument("--kernels", default=",".join(KERNELS), help="kernels, cycled over the jobs")
+    p.add_argument("--configs", default=",".join(CONFIGS), help="configurations, comma-separated")
+    p.add_argument("--cpus", type=int, default=os.cpu_count(), help="the node's CPUs (default: this machine's)")
+    p.add_argument("--time-slice", type=int, default=5, help="gang: SchedulerTimeSlice in seconds (default 5)")
+    p.add_argument("--build", default=os.path.join(ROOT, "build/release"), help="cosched build tree")
+    p.add_argument("--out", default=None, help="where the runs go (default: a new temporary directory)")
+    args = p.parse_args()
+    kernels = args.kernels.split(",")
+    configs = args.configs.split(",")
+    for c in configs:
+        if c not in CONFIGS:
+            p.error(f"--configs: unknown configuration '{c}' (known: {', '.join(CONFIGS)})")
+    out_root = args.out or tempfile.mkdtemp(prefix="slurm-bench-")
+    os.makedirs(out_root, exist_ok=True)
+    workload = os.path.join(out_root, "burst.swf")
+    catalog = os.path.join(out_root, "catalog.yaml")
+    write_workload(workload, args.jobs, args.cpus, kernels)
+    write_catalog(catalog, kernels, args.npb_class, args.build)
+    results = {}
+    for c in configs:
+        results[c] = run_config(c, args, workload, catalog, args.build, out_root)
+        print(f"{c}: {json.dumps(results[c])}", flush=True)
+    base = results.get("exclusive")
+    print(f"\n{args.jobs} jobs ({','.join(kernels)} class {args.npb_class}), each asking for {args.cpus} CPUs, "
+          f"submitted at once; node of {args.cpus} CPUs")
+    print(f"{'config':<10} {'mean resp s':>11} {'makespan s':>10} {'busy':>6} {'resp/excl':>9} {'mksp/excl':>9} "
+          f"{'busy/excl':>9} {'verified':>8}")
+    for c, r in results.items():
+        ratio = (lambda k: r[k] / base[k] if base and base[k] else float("nan"))
+        print(f"{c:<10} {r['mean_response']:>11.2f} {r['makespan']:>10.1f} {r['busy']:>6.2f} "
+              f"{ratio('mean_response'):>9.2f} {ratio('makespan'):>9.2f} {ratio('busy'):>9.2f} "
+              f"{r['verified']:>5}/{args.jobs}")
+    with open(os.path.join(out_root, "compare.json"), "w") as f:
+        json.dump({"args": vars(args), "results": results}, f, indent=1)
+    print(f"\nruns: {out_root}")
+
+
+if __name__ == "__main__":
+    main()
