@@ -24,7 +24,8 @@ void SlurmGate::recover() {
   std::string why;
   auto r = slurm::run_node_op(slurm::NodeOp::resume, node_, scontrol_, why);
   if (r == slurm::op_done) {
-    COSCHED_INFO(rm, "[slurm] node {}: gating admission (drained while the policy admits no job)", node_);
+    COSCHED_INFO(rm, "[slurm] node {}: admission follows the policy's may_start (drained with reason '{}' while it "
+                     "says no)", node_, slurm::kDrainReason);
   } else {
     COSCHED_WARN(rm, "[slurm] node {}: {}{}{}", node_, slurm::to_string(r), why.empty() ? "" : ": ", why);
   }
