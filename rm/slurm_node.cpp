@@ -1,17 +1,21 @@
 #include "slurm_node.hpp"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <vector>
 
 namespace cosched::rm::slurm {
 
 namespace {
+
+constexpr int kCommandTimeoutS = 10;  // our choice: slurmctld answers in milliseconds when it is there at all
 
 // Runs `argv` with stdout (and stderr) captured; returns its exit status (-1: could not run it). The child gets
 // an empty signal mask and none of our descriptors besides the pipe: the RM blocks signals for its signalfd.
@@ -41,17 +45,34 @@ int run_capture(const std::vector<std::string>& argv, std::string& out) {
     ::_exit(127);
   }
   ::close(p[1]);
+  // scontrol retries an unreachable slurmctld for a long time (and looks for one in DNS when SLURM_CONF names
+  // no file): the RM's shutdown and the guard must not hang on it.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(kCommandTimeoutS);
   char buf[4096];
+  bool timed_out = false;
   for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    pollfd pfd{p[0], POLLIN, 0};
+    int ready = left.count() > 0 ? ::poll(&pfd, 1, static_cast<int>(left.count())) : 0;
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready == 0) {
+      timed_out = true;
+      break;
+    }
     ssize_t n = ::read(p[0], buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
     if (out.size() < (1U << 20)) out.append(buf, static_cast<std::size_t>(n));
   }
   ::close(p[0]);
+  if (timed_out) {
+    ::kill(pid, SIGKILL);
+    out = argv[0] + " did not answer within " + std::to_string(kCommandTimeoutS) + " s";
+  }
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
+  if (timed_out) return 124;
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
 

@@ -26,31 +26,54 @@ LAUNCH_VARS = ("COSCHED_SOCKET", "COSCHED_REQUEST", "COSCHED_TEAM", "OMP_TOOL_LI
                "KMP_AFFINITY", "LD_PRELOAD")
 
 
-class SlurmTestCase(RmTestCase):
+class Site:
+    """The file's one cluster (setUpModule), and where its tests write."""
     cluster = None
+    tmp = None
+    prolog_marker = None
+    prolog_conf = None
 
-    @classmethod
-    def setUpClass(cls):
-        if not os.path.exists(PLUGIN):
-            raise AssertionError(f"{PLUGIN} is missing: the build should have produced it (libslurm-dev)")
-        cls.tmp = tempfile.mkdtemp(prefix="cosched-slurm-test-")
-        os.chmod(cls.tmp, 0o755)
-        # Disabled unless a test creates the marker: only the prolog test wants an RM started for it.
-        cls.prolog_marker = os.path.join(cls.tmp, "prolog.enabled")
-        cls.prolog_conf = os.path.join(cls.tmp, "prolog.conf")
-        wrapper = os.path.join(cls.tmp, "prolog")
-        with open(wrapper, "w") as f:
-            f.write(f"#!/bin/sh\n[ -e {cls.prolog_marker} ] || exit 0\n"
-                    f"COSCHED_PROLOG_CONF={cls.prolog_conf} exec {os.path.abspath(PROLOG)}\n")
-        os.chmod(wrapper, 0o755)
-        cls.cluster = SlurmCluster(cpus=2, plugin=PLUGIN, prolog=wrapper)
-        # cosched-rm and every Slurm command of this process use the private cluster.
-        os.environ["SLURM_CONF"] = cls.cluster.conf
 
-    @classmethod
-    def tearDownClass(cls):
-        if cls.cluster is not None:
-            cls.cluster.stop()
+def setUpModule():
+    if not os.path.exists(PLUGIN):
+        raise AssertionError(f"{PLUGIN} is missing: the build should have produced it (libslurm-dev)")
+    Site.tmp = tempfile.mkdtemp(prefix="cosched-slurm-test-")
+    os.chmod(Site.tmp, 0o755)
+    # Disabled unless a test creates the marker: only the prolog test wants an RM started for it.
+    Site.prolog_marker = os.path.join(Site.tmp, "prolog.enabled")
+    Site.prolog_conf = os.path.join(Site.tmp, "prolog.conf")
+    wrapper = os.path.join(Site.tmp, "prolog")
+    with open(wrapper, "w") as f:
+        f.write(f"#!/bin/sh\n[ -e {Site.prolog_marker} ] || exit 0\n"
+                f"COSCHED_PROLOG_CONF={Site.prolog_conf} exec {os.path.abspath(PROLOG)}\n")
+    os.chmod(wrapper, 0o755)
+    Site.cluster = SlurmCluster(cpus=2, plugin=PLUGIN, prolog=wrapper)
+    # cosched-rm and every Slurm command of this process use the private cluster.
+    os.environ["SLURM_CONF"] = Site.cluster.conf
+
+
+def tearDownModule():
+    if Site.cluster is not None:
+        Site.cluster.stop()
+    shutil.rmtree(Site.tmp, ignore_errors=True)
+
+
+class SlurmTestCase(RmTestCase):
+    @property
+    def cluster(self):
+        return Site.cluster
+
+    @property
+    def tmp(self):
+        return Site.tmp
+
+    @property
+    def prolog_marker(self):
+        return Site.prolog_marker
+
+    @property
+    def prolog_conf(self):
+        return Site.prolog_conf
 
     def setUp(self):
         super().setUp()
@@ -272,8 +295,14 @@ class QsubmitOnSlurm(SlurmTestCase):
         rm = self.start_rm(policy="equip")
         self.use_rm(rm)
         run_dir = os.path.join(self.out, "run")
-        r = subprocess.run([QSUBMIT, "--backend", "slurm", os.path.join(WORKLOADS, "w3-mini.swf"), "--time-scale",
-                            "0.1", "--out", run_dir, "--quiet"], capture_output=True, text=True, timeout=600)
+        # The shipped workload and catalog, with 40 iterations a job instead of 200: the same jobs, a fifth of
+        # the CPU time (a full run takes minutes on 2 CPUs).
+        catalog = os.path.join(self.out, "catalog.yaml")
+        with open(os.path.join(WORKLOADS, "catalog.yaml")) as f, open(catalog, "w") as g:
+            g.write(re.sub(r"(--iterations\"?,? \"?)\d+", r"\g<1>40", f.read()))
+        r = subprocess.run([QSUBMIT, "--backend", "slurm", os.path.join(WORKLOADS, "w3-mini.swf"), "--catalog",
+                            catalog, "--time-scale", "0.1", "--out", run_dir, "--quiet"], capture_output=True,
+                           text=True, timeout=600)
         self.assertEqual(r.returncode, 0, r.stderr)
         with open(os.path.join(run_dir, "jobs.csv")) as f:
             rows = {int(row["job"]): row for row in csv.DictReader(f)}
