@@ -158,7 +158,7 @@ void Analyzer::note_region(int team, bool team_changed) noexcept {
 // waiting within max_wait_fraction of the window's level. Samples taken during a burst are discarded; when
 // several in a row agree on a new level, the load changed for good and a new window starts at that level
 // (and a baseline measured under another load is measured again: publish()).
-bool Analyzer::contaminated_by_load(double elapsed_s, std::uint64_t wait_ns) noexcept {
+bool Analyzer::contaminated_by_load(double elapsed_s, std::uint64_t wait_ns, std::uint64_t t_ns) noexcept {
   if (wait_ns == kWaitUnknown || iter_wait_start_ == kWaitUnknown || wait_ns < iter_wait_start_ || elapsed_s <= 0 ||
       iter_team_ < 1) {
     last_cpu_wait_ = -1;
@@ -176,6 +176,7 @@ bool Analyzer::contaminated_by_load(double elapsed_s, std::uint64_t wait_ns) noe
     // A lasting new load: the window starts over at its level, with this sample as its first.
     window_.clear();
     window_load_ = last_cpu_wait_;
+    window_load_since_ns_ = t_ns;
     load_shift_ = 0;
     return false;
   }
@@ -207,7 +208,7 @@ void Analyzer::close_iteration(std::uint64_t t_ns, std::uint64_t wait_ns) noexce
     }
   }
   if (iter_dirty_ || iter_team_ < 1) return;
-  if (contaminated_by_load(elapsed, wait_ns)) return;
+  if (contaminated_by_load(elapsed, wait_ns, t_ns)) return;
   clean_iterations_ += static_cast<std::uint64_t>(iter_span_);
   clean_ns_ += t_ns - iter_start_ns_;
   if (wait_ns != kWaitUnknown && iter_wait_start_ != kWaitUnknown && wait_ns >= iter_wait_start_) {
@@ -235,6 +236,7 @@ void Analyzer::record_sample(int team, double seconds, std::uint64_t t_ns) noexc
   }
   if (last_cpu_wait_ >= 0) {  // the window's outside-load level: the mean of its samples'
     const double k = window_load_ < 0 || window_.size() == 0 ? 0.0 : static_cast<double>(window_.size());
+    if (window_load_ < 0) window_load_since_ns_ = t_ns;
     window_load_ = window_load_ < 0 ? last_cpu_wait_ : (window_load_ * k + last_cpu_wait_) / (k + 1);
   }
   window_.push(seconds);
@@ -250,7 +252,7 @@ void Analyzer::record_sample(int team, double seconds, std::uint64_t t_ns) noexc
   const bool first_at_team = report_.seq == 0 || report_.cpus != team;
   if (first_at_team || static_cast<double>(t_ns - last_publish_ns_) * 1e-9 >= cfg_.min_report_interval_s) {
     last_publish_ns_ = t_ns;
-    publish();
+    publish(t_ns);
   }
 }
 
@@ -272,10 +274,14 @@ void Analyzer::finish_baseline(int team) noexcept {
 // would otherwise be reported with a speedup at one CPU against one CPU. And no efficiency may exceed
 // 1 + the superlinearity margin: such a ratio compares unlike work. Either way the measurement starts
 // over (a fresh baseline) and nothing is reported.
-bool Analyzer::unlike_work(int cpus, double time_s, double efficiency) noexcept {
+bool Analyzer::unlike_work(int cpus, double time_s, double efficiency, std::uint64_t t_ns) noexcept {
   if (has_baseline_ && baseline_load_ >= 0 && window_load_ >= 0 &&
       std::fabs(window_load_ - baseline_load_) > cfg_.max_wait_fraction) {
-    restart_measurement(proto::MeasureRestart::load_changed);  // the baseline saw another outside load
+    // The baseline saw another outside load: never compared. Measured again only once the new level has
+    // held (Config::load_hold_s); a window that began in a transient (a neighbour starting) gives way to the
+    // next one at the lasting level first.
+    const double held_s = static_cast<double>(t_ns - std::min(t_ns, window_load_since_ns_)) * 1e-9;
+    if (held_s >= cfg_.load_hold_s) restart_measurement(proto::MeasureRestart::load_changed);
     return true;
   }
   if (has_baseline_ && cpus == baseline_team_ && time_s > 0) {
@@ -295,7 +301,7 @@ bool Analyzer::unlike_work(int cpus, double time_s, double efficiency) noexcept 
   return false;
 }
 
-void Analyzer::publish() noexcept {
+void Analyzer::publish(std::uint64_t t_ns) noexcept {
   const int cpus = window_team_;
   const double time_s = window_.median();
   history_.record(cpus, time_s, window_.size());
@@ -312,7 +318,7 @@ void Analyzer::publish() noexcept {
   }
   const SpeedupEstimate est = estimate_speedup(ref_cpus, ref_s, cpus, time_s, last_fitted_f_);
   if (est.status == FitStatus::invalid) return;
-  if (unlike_work(cpus, time_s, est.efficiency)) return;
+  if (unlike_work(cpus, time_s, est.efficiency, t_ns)) return;
   if (est.status == FitStatus::measured || est.status == FitStatus::clamped) last_fitted_f_ = est.f;
 
   report_.speedup = est.speedup;

@@ -142,16 +142,16 @@ class Analyzer {
   void on_lock_changed(int period) noexcept;
   [[nodiscard]] Phase first_phase() const noexcept { return baseline_enabled_ ? Phase::baseline : Phase::measuring; }
   void restart_measurement(proto::MeasureRestart why) noexcept;
-  [[nodiscard]] bool unlike_work(int cpus, double time_s, double efficiency) noexcept;
+  [[nodiscard]] bool unlike_work(int cpus, double time_s, double efficiency, std::uint64_t t_ns) noexcept;
   void open_iteration(std::uint64_t t_ns, std::uint64_t wait_ns) noexcept;
   [[nodiscard]] std::uint64_t read_wait() const noexcept { return wait_ != nullptr ? wait_() : kWaitUnknown; }
-  [[nodiscard]] bool contaminated_by_load(double elapsed_s, std::uint64_t wait_ns) noexcept;
+  [[nodiscard]] bool contaminated_by_load(double elapsed_s, std::uint64_t wait_ns, std::uint64_t t_ns) noexcept;
   void clear_window() noexcept;
   void note_region(int team, bool team_changed) noexcept;
   void close_iteration(std::uint64_t t_ns, std::uint64_t wait_ns) noexcept;
   void record_sample(int team, double seconds, std::uint64_t t_ns) noexcept;
   void finish_baseline(int team) noexcept;
-  void publish() noexcept;
+  void publish(std::uint64_t t_ns) noexcept;
 
   Config cfg_;
   int baseline_cpus_;
@@ -197,6 +197,7 @@ class Analyzer {
   std::uint64_t contaminated_ = 0;
   double last_cpu_wait_ = -1;
   double window_load_ = -1;    // outside-load level (wait share) of the window's samples; -1 unknown
+  std::uint64_t window_load_since_ns_ = 0;  // when the window's load level was set (Config::load_hold_s)
   double baseline_load_ = -1;  // the level the baseline was measured at
   int load_shift_ = 0;         // consecutive samples away from window_load_ on one side
   int load_shift_dir_ = 0;

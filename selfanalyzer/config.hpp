@@ -50,6 +50,11 @@ struct Config {
   // discarded; a baseline and samples at P whose levels differ so are not compared. Our choice: a quiet
   // machine shows under 2 % here, one busy loop sharing a job's CPU about 50 %.
   double max_wait_fraction = 0.1;
+  // A window whose load level differs from the baseline's is not reported; the baseline is measured again only
+  // once that level has held this long. Our choice: longer than the transient of a neighbour's arrival (its
+  // runtime starting on every CPU until the RM confines it: about 0.4 s on the 2-CPU test machine), short
+  // against the seconds a PDPA evaluation lasts.
+  double load_hold_s = 1.0;
 
   // Reports at P: at most one per this interval once the first report at P exists (0: one per iteration).
   // A program whose iterations last microseconds would otherwise pay the Amdahl fit and a seqlock publish at

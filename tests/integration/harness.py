@@ -127,15 +127,28 @@ def native_speedup(serial_fraction, binary="amdahl-clang", threads=2, iterations
     return run(1) / run(threads)
 
 
-def measure_in_bounds(attempt, low, high, attempts=3):
+def measure_in_bounds(attempt, low, high, attempts=3, cleanup=None):
     """Runs `attempt()` -> (value, details) until value lies in [low, high], at most `attempts` times, and
     returns (value, details, tries) of the last try. A measurement is a ratio of timings taken at different
     moments: a burst of load from another tenant of a shared CI machine during one of them can move it for
     that one try. A defect in cosched is wrong on every try, so the caller still asserts the bounds on the
-    last one, with every try's figures; retries are printed so noise stays visible. Nothing is skipped."""
+    last one, with every try's figures; retries are printed so noise stays visible. A try that times out
+    waiting (wait_for) is a try too: `cleanup()` (e.g. RmTestCase.stop_started) then ends what it started,
+    and after the last try the timeout is raised with every try's outcome. Nothing is skipped."""
     tries = []
-    for _ in range(attempts):
-        value, details = attempt()
+    for n in range(attempts):
+        try:
+            value, details = attempt()
+        except AssertionError as e:
+            if "timed out" not in str(e):
+                raise
+            tries.append(f"timed out: {e}")
+            if cleanup:
+                cleanup()
+            if n + 1 == attempts:
+                raise AssertionError(f"every try failed or timed out: {tries}") from e
+            print(f"try {n + 1} timed out ({e}), measuring again", flush=True)
+            continue
         tries.append(value)
         if low <= value <= high:
             return value, details, tries
@@ -350,6 +363,13 @@ class RmTestCase(unittest.TestCase):
         job = Job(args, socket_path or rm.socket, **kw)
         self.jobs.append(job)
         return job
+
+    def stop_started(self):
+        """Ends every job and RM this test started so far (between tries of a measurement)."""
+        for j in self.jobs:
+            j.kill()
+        for rm in self.rms:
+            rm.stop()
 
     def tearDown(self):
         for j in self.jobs:

@@ -37,9 +37,11 @@ def node_job(np, sockets_dir, ranks_per_node, args, env=None):
 class ClusterTest(RmTestCase):
     def setUp(self):
         super().setUp()
-        missing = mpi_missing() or (None if os.path.exists(CLUSTER) else "cosched-cluster was not built")
+        missing = mpi_missing()
         if missing:
             self.skipTest(missing)
+        # Open MPI is here, so the build must have made cosched-cluster: its absence is a failure, not a skip.
+        self.assertTrue(os.path.exists(CLUSTER), f"{CLUSTER} was not built although Open MPI is installed")
         self.dir = tempfile.mkdtemp(prefix="cosched-it-cluster-")
         self.procs = []
 

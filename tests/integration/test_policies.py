@@ -46,7 +46,7 @@ class Pdpa(RmTestCase):
             rm.stop()
             return min(j["allocated"] for j in seen), seen
 
-        allocated, seen, tries = measure_in_bounds(smallest_allocation_after_judgement, 2, 2)
+        allocated, seen, tries = measure_in_bounds(smallest_allocation_after_judgement, 2, 2, cleanup=self.stop_started)
         self.assertEqual(allocated, 2, (tries, seen))
 
 

@@ -50,7 +50,7 @@ class SpeedupOfUnmodifiedBinaries(RmTestCase):
             native = (before + after) / 2
             return speedup / native, (speedup, before, after, report)
 
-        ratio, (speedup, before, after, report), tries = measure_in_bounds(attempt, 0.9, 1.1)
+        ratio, (speedup, before, after, report), tries = measure_in_bounds(attempt, 0.9, 1.1, cleanup=self.stop_started)
         figures = f"cosched {speedup:.3f}, native {before:.3f} before and {after:.3f} after; tries {tries}"
         self.assertEqual(report["period"], 1)
         self.assertEqual(report["allocated"], 2)
@@ -93,7 +93,7 @@ class SpeedupOfUnmodifiedBinaries(RmTestCase):
             detected, explicit = speedups["amdahl-clang"], speedups["amdahl-clang-relinked"]
             return abs(explicit - detected) / detected, speedups
 
-        gap, speedups, tries = measure_in_bounds(disagreement, 0.0, 0.10)
+        gap, speedups, tries = measure_in_bounds(disagreement, 0.0, 0.10, cleanup=self.stop_started)
         self.assertLessEqual(gap, 0.10, (tries, speedups))
 
 
@@ -137,7 +137,7 @@ class AmdahlNormalisation(RmTestCase):
             f_native = 2 * (1 - 1 / statistics.mean(native))
             return f - f_native, (f, f_native, native, report)
 
-        diff, (f, f_native, native, report), tries = measure_in_bounds(attempt, -0.1, 0.1)
+        diff, (f, f_native, native, report), tries = measure_in_bounds(attempt, -0.1, 0.1, cleanup=self.stop_started)
         figures = f"fitted f {f:.3f}, native f {f_native:.3f} (S(2) {native}); tries {[round(t, 3) for t in tries]}"
         self.assertEqual(report["team"], 1, report)
         self.assertLessEqual(abs(diff), 0.1, figures)

@@ -120,7 +120,7 @@ class GangOnTwoCpus(RmTestCase):
         # Sample status. A job stopped in one reply is checked against the kernel's own word until it is
         # held (a freezer completes asynchronously), and the check counts only when a later reply says the job
         # stayed stopped all along (same stop count).
-        runs, held_checks, seen = [], 0, {"running": set(), "stopped": set()}
+        held_checks, seen = 0, {"running": set(), "stopped": set()}
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and len(rm.status()["jobs"]) == 4:
             before = {j["pid"]: j for j in rm.status()["jobs"]}
@@ -138,34 +138,44 @@ class GangOnTwoCpus(RmTestCase):
                     self.assertTrue(frozen, f"pid {pid}: stopped in status but not held by the kernel "
                                             f"({backend}; threads {states})")
                     held_checks += 1
-            running = sorted(pid for pid, j in after.items() if j["run_state"] == "running")
+            running = [pid for pid, j in after.items() if j["run_state"] == "running"]
             for pid, j in after.items():
                 seen[j["run_state"]].add(pid)
             # Each job asks for the whole machine: one row, one job, at a time.
             self.assertLessEqual(len(running), 1, f"more than one row running: {after}")
-            if running and (not runs or runs[-1] != running):
-                runs.append(running)
-            if len(runs) >= 12 and held_checks >= 6 and all(j.pid in seen["stopped"] for j in jobs):
+            if held_checks >= 6 and all(j.pid in seen["stopped"] and j.pid in seen["running"] for j in jobs):
                 break
             time.sleep(0.03)
-        # Two full rounds at least (the loop ends when the first kernel finishes, which depends on the machine):
-        # every job ran in at least two separate turns.
-        self.assertGreaterEqual(len(runs), 8, f"the running job changed only {len(runs)} times: {runs}")
-        for j in jobs:
-            self.assertGreaterEqual(sum(1 for r in runs if r == [j.pid]), 2, f"pid {j.pid} ran fewer than 2 turns: {runs}")
-        self.assertGreaterEqual(held_checks, 6)
-        for j in jobs:
-            self.assertIn(j.pid, seen["running"])
-            self.assertIn(j.pid, seen["stopped"])
-        some = rm.job(jobs[0].pid) or rm.job(jobs[1].pid)
-        if some:
+        some = next((rm.job(j.pid) for j in jobs if rm.job(j.pid)), None)
+        if some:  # `why` while a job is still there
             events = [w["event"] for w in rm.request({"cmd": "why", "job": some["id"]})["decisions"]]
             self.assertIn("stop", events)
             self.assertIn("resume", events)
             self.assertGreater(some["cpu_s"], 0)
-
+        # The turns, from the decision log (every quantum's decision, not the samples above, which a loaded
+        # machine may space out): one job ran at a time, and every job ran in at least two separate turns
+        # (it was stopped and resumed in its life; the kernels last a few quanta each).
         for j in jobs:
             self.assertEqual(j.wait(timeout=180), 0, j.stderr())
+        decisions = rm.decisions()
+        pid_of = {e["id"]: e["pid"] for d in decisions for e in d["jobs"] if "pid" in e}
+        turns, running_before, changes = {}, set(), 0
+        for d in decisions:
+            running = {pid_of.get(e["id"], e["id"]) for e in d["jobs"] if e["run"] == "running"}
+            self.assertLessEqual(len(running), 1, f"more than one row running: {d}")
+            for pid in running - running_before:
+                turns[pid] = turns.get(pid, 0) + 1
+            changes += running != running_before and bool(running)
+            running_before = running
+        self.assertGreaterEqual(changes, 8, f"the running job changed only {changes} times: {turns}")
+        for j in jobs:
+            self.assertGreaterEqual(turns.get(j.pid, 0), 2, f"pid {j.pid} ran fewer than 2 turns: {turns}")
+        self.assertGreaterEqual(held_checks, 6)
+        for j in jobs:
+            self.assertIn(j.pid, seen["running"])
+            self.assertIn(j.pid, seen["stopped"])
+
+        for j in jobs:
             self.assertIn("VERIFICATION SUCCESSFUL", "\n".join(j.lines()))
         logged = [e for d in rm.decisions() for e in d["jobs"] if e.get("run") == "stopped"]
         self.assertTrue(logged, "the decision log records stopped jobs")
@@ -259,16 +269,17 @@ class MeasurementAcrossStops(RmTestCase):
                                   "spanning": spanning, "of": len(times), "analyzer_s": analyzer.get(j.pid)}
                 self.assertGreater(spanning, len(times) / 3, f"too few iterations spanned a stop: {details}")
                 self.assertIn(j.pid, analyzer, f"no report at two CPUs after three stops: {details}")
-                # Side by side, within 8 %: the SelfAnalyzer against the same job's own whole iterations.
-                used = max(used, abs(analyzer[j.pid] / ran_whole - 1) / 0.08)
-                # Within 15 % of the same program alone at the same team size, run just before (a moment apart).
-                used = max(used, abs(analyzer[j.pid] / alone - 1) / 0.15)
+                # A few per cent (#11): within 5 % of the same job's own whole iterations (side by side), and
+                # within 8 % of the same program alone at the same team size, run just before (a quiet host
+                # gives up to 4 % between two runs a moment apart).
+                used = max(used, abs(analyzer[j.pid] / ran_whole - 1) / 0.05)
+                used = max(used, abs(analyzer[j.pid] / alone - 1) / 0.08)
             print(f"try: {used:.2f} of the allowed deviation {details}", flush=True)
             return used, details
 
-        used, details, tries = measure_in_bounds(attempt, 0, 1)
-        self.assertLessEqual(used, 1, f"SelfAnalyzer under gang: more than 8 % from the iterations that ran whole "
-                                      f"or 15 % from the program alone: {details}; tries {tries}")
+        used, details, tries = measure_in_bounds(attempt, 0, 1, cleanup=self.stop_started)
+        self.assertLessEqual(used, 1, f"SelfAnalyzer under gang: more than 5 % from the iterations that ran whole "
+                                      f"or 8 % from the program alone: {details}; tries {tries}")
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)

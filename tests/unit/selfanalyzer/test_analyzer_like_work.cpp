@@ -143,6 +143,28 @@ TEST_F(AnalyzerOutsideLoad, ABaselineMeasuredUnderAnotherLoadIsMeasuredAgain) {
   EXPECT_NEAR(latest(a).speedup, 0.16 / 0.12, 1e-3);
 }
 
+TEST_F(AnalyzerOutsideLoad, ATransientLoadDoesNotRestartTheBaseline) {
+  // Iterations 9-15 run under load (a neighbour starting, until the RM confines it), the rest quiet. The load
+  // lasts long enough for a window at its level (three samples confirm it, 0.12 s each), which is not
+  // reported: its level is not the baseline's. It holds 0.5 s, under Config::load_hold_s (1 s), so the
+  // baseline stays; the quiet samples then confirm the old level and the report compares like with like.
+  run_until_report_at_2(a, d, [](int k) { return k >= 9 && k < 16; });
+  EXPECT_EQ(a.restarts(), 0U);
+  EXPECT_NEAR(latest(a).speedup, 0.1 / 0.075, 1e-3);
+
+  // The same run with no hold restarts at the first window at the transient's level.
+  Config cfg;
+  cfg.load_hold_s = 0;
+  Analyzer b{cfg};
+  b.set_wait_source(&fake_wait);
+  g_wait_ns = 0;
+  Driver db{b};
+  db.granted = 2;
+  run_until_report_at_2(b, db, [](int k) { return k >= 9 && k < 16; });
+  EXPECT_GE(b.restarts(), 1U);
+  EXPECT_EQ(b.last_restart(), proto::MeasureRestart::load_changed);
+}
+
 TEST_F(AnalyzerOutsideLoad, UnknownWaitsFilterNothing) {
   g_wait_ns = kWaitUnknown;
   const AmdahlLoop loop{region_ids(2), 0.1, 0.5};

@@ -87,7 +87,7 @@ TEST(PerfEvent, LlcMissesOrASentenceWhy) {
     EXPECT_NE(why.find("PERF_COUNT_HW_CACHE_MISSES"), std::string::npos) << why;
     EXPECT_TRUE(why.find("no hardware PMU") != std::string::npos || why.find("not permitted") != std::string::npos ||
                 why.find("failed") != std::string::npos) << why;
-    return;
+    GTEST_SKIP() << "no hardware counters: " << why;  // the error path is checked; the counting one needs a PMU
   }
   EXPECT_GE(spin_rate(**b), 0);  // a PMU: spinning threads miss little, but a rate comes back
 }
@@ -131,7 +131,7 @@ TEST(Papi, CacheMissesOrASentenceWhy) {
     EXPECT_EQ(b.error().code, Errc::unsupported);
     EXPECT_FALSE(b.error().message.empty());
     EXPECT_NE(b.error().message.find("PAPI"), std::string::npos) << b.error().message;
-    return;
+    GTEST_SKIP() << "no hardware counters: " << b.error().message;
   }
   EXPECT_GE(spin_rate(**b), 0);
 }
@@ -146,13 +146,13 @@ TEST(Papi, CountsAnotherProcessOrSaysWhyNot) {
   auto b = Papi::probe(clock);
   if (!b) {
     EXPECT_NE(b.error().message.find("perf::TASK-CLOCK"), std::string::npos) << b.error().message;
-    return;
+    GTEST_SKIP() << "PAPI has no perf::TASK-CLOCK here: " << b.error().message;
   }
   Spinner child(2);
   const Status st = (*b)->attach(1, child.pid);
   if (!st) {
     EXPECT_NE(st.error().message.find("PAPI perf::TASK-CLOCK on tid"), std::string::npos) << st.error().message;
-    return;
+    GTEST_SKIP() << "PAPI cannot attach to another process here: " << st.error().message;
   }
   (*b)->forget(1);
   const double rate = spin_rate(**b);
