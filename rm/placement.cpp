@@ -91,9 +91,14 @@ std::map<policy::JobId, CpuSet> place(const std::vector<int>& order, const std::
   s.load.assign(static_cast<std::size_t>(n), 0);
   s.cap = static_cast<int>(std::max<long>(1, (total + n - 1) / n));
 
-  // Pass 1: keep current CPUs, lowest positions first, up to the new count and the sharing cap.
+  // Pass 1: keep current CPUs, lowest positions first, up to the new count and the sharing cap. Requests
+  // restricted to some CPUs go first: the others can go anywhere, so they yield a contested CPU.
   std::vector<std::vector<int>> kept(requests.size());
-  for (std::size_t i = 0; i < requests.size(); ++i) {
+  std::vector<std::size_t> keep_order(requests.size());
+  for (std::size_t i = 0; i < keep_order.size(); ++i) keep_order[i] = i;
+  auto restricted = [&](std::size_t i) { return std::find(barred[i].begin(), barred[i].end(), 1) != barred[i].end(); };
+  std::stable_partition(keep_order.begin(), keep_order.end(), restricted);
+  for (std::size_t i : keep_order) {
     int want = wants[i];
     for (int c : requests[i].current.to_vector()) {
       if (static_cast<int>(kept[i].size()) >= want) break;

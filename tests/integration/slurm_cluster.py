@@ -10,6 +10,7 @@ touches a system Slurm. The processes are this object's children, and stop() sto
 Failing to start raises AssertionError with the daemons' logs: a test that needs Slurm fails, never skips.
 """
 import os
+import re
 import shutil
 import signal
 import socket
@@ -44,7 +45,7 @@ class SlurmCluster:
     `prolog` is a Prolog= program."""
 
     def __init__(self, cpus=2, oversubscribe="FORCE:4", plugin=None, plugin_args="", prolog=None, extra=(),
-                 partition_extra=""):
+                 partition_extra="", task="task/none", proctrack="proctrack/linuxproc"):
         missing = [b for b in SLURM_BINARIES if shutil.which(b, path=os.environ.get("PATH", "") + ":/usr/sbin")
                    is None]
         if missing:
@@ -77,7 +78,7 @@ class SlurmCluster:
             f"StateSaveLocation={self.dir}/state", f"SlurmdSpoolDir={self.dir}/spool",
             f"SlurmctldPidFile={self.dir}/slurmctld.pid", f"SlurmdPidFile={self.dir}/slurmd.pid",
             f"SlurmctldLogFile={self.dir}/log/slurmctld.log", f"SlurmdLogFile={self.dir}/log/slurmd.log",
-            "ProctrackType=proctrack/linuxproc", "TaskPlugin=task/none",
+            f"ProctrackType={proctrack}", f"TaskPlugin={task}",
             "SelectType=select/cons_tres", "SelectTypeParameters=CR_CPU",
             "SchedulerType=sched/builtin",
             "JobCompType=jobcomp/filetxt", f"JobCompLoc={self.jobcomp}",
@@ -87,6 +88,11 @@ class SlurmCluster:
         ]
         if prolog:
             lines.append(f"Prolog={prolog}")
+        if "cgroup" in task + proctrack:
+            # Slurm's cgroup/v1 plugin under the v1 hierarchies (this machine's hybrid layout): slurmd reads
+            # cgroup.conf next to slurm.conf.
+            with open(os.path.join(self.dir, "cgroup.conf"), "w") as f:
+                f.write("CgroupPlugin=cgroup/v1\nCgroupMountpoint=/sys/fs/cgroup\nConstrainCores=yes\n")
         lines += list(extra)
         lines.append(f"NodeName={NODE} NodeAddr=127.0.0.1 CPUs={cpus} State=UNKNOWN")
         lines.append(f"PartitionName=main Nodes={NODE} Default=YES OverSubscribe={oversubscribe} "
@@ -157,6 +163,18 @@ class SlurmCluster:
                 k, v = token.split("=", 1)
                 fields.setdefault(k, v)
         return fields
+
+    def job_cpus(self, job_id):
+        """The CPUs Slurm allocated to the job on the node (`scontrol -d show job`: CPU_IDs)."""
+        r = self.run(["scontrol", "-d", "-o", "show", "job", str(job_id)])
+        m = re.search(r"CPU_IDs=([0-9,-]+)", r.stdout)
+        if not m:
+            raise AssertionError(f"no CPU_IDs for job {job_id}: {r.stdout.strip()}")
+        cpus = set()
+        for part in m.group(1).split(","):
+            a, _, b = part.partition("-")
+            cpus.update(range(int(a), int(b or a) + 1))
+        return cpus
 
     def state(self, job_id):
         return self.job(job_id).get("JobState")

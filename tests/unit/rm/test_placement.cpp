@@ -85,6 +85,10 @@ TEST(Placement, ASlurmJobStaysInsideTheCpusSlurmGaveIt) {
   out = place(range(8), {{1, 8, {}, {}}, {2, 8, {}, four_to_seven}});
   EXPECT_EQ(s(out[1]), "0-7");
   EXPECT_EQ(s(out[2]), "4-7");
+  // A job that may use only CPU 0 gets it back from one that may go anywhere, even one that held it.
+  out = place(range(2), {{1, 1, CpuSet::of({0}), {}}, {2, 1, CpuSet::of({0}), CpuSet::of({0})}});
+  EXPECT_EQ(s(out[2]), "0");
+  EXPECT_EQ(s(out[1]), "1");
   // A set naming none of the managed CPUs restricts nothing.
   out = place(range(2), {{1, 1, {}, CpuSet::range(8, 9)}});
   EXPECT_EQ(out[1].count(), 1);
