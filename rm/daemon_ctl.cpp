@@ -150,7 +150,7 @@ void Daemon::handle_ctl(Conn& c, const wire::Frame& f) {
     return reply(error_reply(req.error().message));
   }
   const bool changes_rm = req->cmd == CtlCmd::shutdown || req->cmd == CtlCmd::policy || req->cmd == CtlCmd::set ||
-                          req->cmd == CtlCmd::cluster_switch;
+                          req->cmd == CtlCmd::cluster_switch || req->cmd == CtlCmd::expect;
   if (changes_rm && !is_admin(c)) {
     COSCHED_THROTTLED(peer_log_, ctl, warn, "refused {} from pid {} uid {}: not root, uid {}{}", ctl_command_name(req->cmd),
                       c.pid, c.uid, ::geteuid(),
@@ -194,6 +194,9 @@ json Daemon::answer_ctl(const Conn& c, const CtlRequest& req) {
     case CtlCmd::decisions: break;  // answered as text by handle_ctl
     case CtlCmd::cluster_local: return cluster_local_json();
     case CtlCmd::cluster_switch: return cluster_switch(req.order);
+    case CtlCmd::expect:
+      expect_slurm_job(req.slurm_job_id);
+      return {{"ok", true}, {"may_start", may_start_}, {"reason", may_start_reason_}};
     case CtlCmd::policies: {
       json list = json::array();
       for (const auto& p : policy::list_policies()) list.push_back({{"name", p.name}, {"summary", p.summary}});

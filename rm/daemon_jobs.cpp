@@ -70,7 +70,10 @@ void Daemon::admit(Conn& c, RegisterRequest body, const std::string& key, int ra
     j.rank = rank;
     j.job_key = key;
     j.slurm_job_id = slurm_job_id_of(key);
-    if (j.slurm_job_id >= 0) read_slurm_confinement(j, topo_.cpus());
+    if (j.slurm_job_id >= 0) {
+      read_slurm_confinement(j, topo_.cpus());
+      registered_slurm_job(j.slurm_job_id);
+    }
     j.gang = j.id;
     for (auto& [gid, g] : gangs_) {
       if (g.uid == c.uid && g.key == key) {
@@ -422,9 +425,11 @@ void Daemon::apply(const policy::Decision& d, policy::Event event, policy::JobId
     if (log_.is_open()) jobs_json.push_back(std::move(job_entry));
   }
   changed = changed || !stopping.empty() || !resuming.empty();
-  bool ml_changed = d.may_start != may_start_;
+  const bool may_start_before = may_start_;
   may_start_ = d.may_start;
   may_start_reason_ = d.may_start_reason;
+  hold_for_expected(may_start_, may_start_reason_);
+  const bool ml_changed = may_start_ != may_start_before;
   if (gate_) gate_->apply(may_start_, now());
   if (d.wake_at) arm_wake(*d.wake_at);
 
@@ -435,8 +440,8 @@ void Daemon::apply(const policy::Decision& d, policy::Event event, policy::JobId
                             {"event", policy::to_string(event)},
                             {"subject", subject},
                             {"policy", policy_->name()},
-                            {"may_start", d.may_start},
-                            {"may_start_reason", d.may_start_reason}};
+                            {"may_start", may_start_},
+                            {"may_start_reason", may_start_reason_}};
     if (log_.is_open()) {
       entry["jobs"] = std::move(jobs_json);
       log_.write(entry);

@@ -6,12 +6,14 @@
   force      OverSubscribe=FORCE: every job at once, the kernel time-shares the oversubscribed threads
   gang       PreemptMode=GANG, SchedulerTimeSlice: Slurm suspends and resumes whole jobs in turn
   equip      cosched through the SPANK plugin, cosched-rm --policy equip (OverSubscribe=FORCE)
-  pdpa       cosched through the SPANK plugin, cosched-rm --policy pdpa gating the node (--slurm-node)
+  pdpa       cosched through the SPANK plugin, cosched-rm --policy pdpa gating the node (--slurm-node), with
+             cosched-slurm-prolog announcing each job and SchedulerParameters=sched_max_job_start=1 (docs/slurm.md)
 
 Each configuration gets a fresh private cluster (tests/integration/slurm_cluster.py) and replays the same SWF
 burst with `qsubmit --backend slurm` (so its numbers come from Slurm's job-completion records). Reported:
-mean response time, makespan and CPU utilisation (busy share of the node's CPUs over the makespan, from
-/proc/stat), each also as a ratio against `exclusive`; and whether every job verified.
+mean response time, makespan and CPU utilisation (the CPU time the jobs' processes used, user + system, as
+/usr/bin/time reports it, over the node's CPUs × the makespan), each also as a ratio against `exclusive`; and
+whether every job verified (NPB's own check).
 
     bench/slurm/compare.py --jobs 6 --class W --out /tmp/slurm-bench
 """
@@ -32,13 +34,6 @@ CONFIGS = ("exclusive", "force", "gang", "equip", "pdpa")
 KERNELS = ("cg", "mg", "ft", "ep", "is", "bt")
 
 
-def cpu_times():
-    with open("/proc/stat") as f:
-        fields = [int(x) for x in f.readline().split()[1:]]
-    idle = fields[3] + fields[4]  # idle + iowait
-    return sum(fields) - idle, sum(fields)
-
-
 def write_workload(path, jobs, cpus, kernels):
     with open(path, "w") as f:
         f.write(f"; Version: 2.2\n; MaxProcs: {cpus}\n; Note: bench/slurm/compare.py: a burst of NPB kernels, "
@@ -53,7 +48,8 @@ def write_catalog(path, kernels, npb_class, build):
         f.write("apps:\n")
         for i, k in enumerate(kernels):
             f.write(f"  {i + 1}:\n    name: {k}.{npb_class}\n    class: {k}\n"
-                    f"    command: [\"{build}/bin/npb-{k}-clang\", \"{npb_class}\"]\n")
+                    f"    command: [\"/usr/bin/time\", \"-f\", \"bench-cpu %U %S\", \"{build}/bin/npb-{k}-clang\", "
+                    f"\"{npb_class}\"]\n")
 
 
 def run_config(name, args, workload, catalog, build, out_root):
@@ -62,15 +58,25 @@ def run_config(name, args, workload, catalog, build, out_root):
     extra = []
     oversubscribe = f"FORCE:{args.jobs}"
     plugin = os.path.join(build, "slurm/spank_cosched.so")
+    tmp = tempfile.mkdtemp(prefix=f"bench-{name}-")
+    os.chmod(tmp, 0o755)
+    sock = os.path.join(tmp, "rm.sock")
+    prolog = None
     if name == "exclusive":
         oversubscribe = "EXCLUSIVE"
     elif name == "gang":
         extra = ["PreemptType=preempt/none", "PreemptMode=GANG", f"SchedulerTimeSlice={args.time_slice}"]
-    tmp = tempfile.mkdtemp(prefix=f"bench-{name}-")
-    os.chmod(tmp, 0o755)
-    sock = os.path.join(tmp, "rm.sock")
-    cluster = SlurmCluster(cpus=cpus, oversubscribe=oversubscribe, plugin=plugin,
-                           plugin_args=f"socket={sock}", extra=extra, partition_extra=partition_extra)
+    elif name == "pdpa":
+        # The dynamic level as docs/slurm.md sets it up: one start per scheduling cycle, each start announced.
+        extra = ["SchedulerParameters=sched_max_job_start=1"]
+        prolog = os.path.join(tmp, "prolog")
+        with open(os.path.join(tmp, "prolog.conf"), "w") as f:
+            f.write(f"SOCKET={sock}\nCOSCHED_RM={build}/bin/cosched-rm\nLOCK_FILE={tmp}/prolog.lock\n")
+        with open(prolog, "w") as f:
+            f.write(f"#!/bin/sh\nCOSCHED_PROLOG_CONF={tmp}/prolog.conf exec {ROOT}/slurm/cosched-slurm-prolog\n")
+        os.chmod(prolog, 0o755)
+    cluster = SlurmCluster(cpus=cpus, oversubscribe=oversubscribe, plugin=plugin, plugin_args=f"socket={sock}",
+                           extra=extra, partition_extra=partition_extra, prolog=prolog)
     rm = None
     try:
         env = dict(cluster.env, COSCHED_LOCK_DIR=os.path.join(tmp, "locks"))
@@ -89,23 +95,27 @@ def run_config(name, args, workload, catalog, build, out_root):
                    "--out", out, "--label", name, "--quiet"]
         if name not in ("equip", "pdpa"):
             qsubmit.append("--native")
-        busy0, total0 = cpu_times()
         t0 = time.monotonic()
         r = subprocess.run(qsubmit, env=env, capture_output=True, text=True)
         wall = time.monotonic() - t0
-        busy1, total1 = cpu_times()
         if r.returncode != 0:
             print(f"{name}: qsubmit exited {r.returncode}: {r.stderr.strip()}", file=sys.stderr)
         with open(os.path.join(out, "summary.json")) as f:
             summary = json.load(f)
         verified = 0
+        cpu_s = 0.0
         for j in range(1, args.jobs + 1):
-            path = os.path.join(out, "jobs", f"{j}.out")
-            if os.path.exists(path) and "VERIFICATION SUCCESSFUL" in open(path, errors="replace").read():
-                verified += 1
-        return {"mean_response": summary["overall"]["mean_response"], "makespan": summary["overall"]["makespan"],
-                "busy": (busy1 - busy0) / max(1, total1 - total0), "wall": wall, "verified": verified,
-                "completed": summary["overall"]["completed"], "exit": r.returncode}
+            for ext in ("out", "err"):
+                path = os.path.join(out, "jobs", f"{j}.{ext}")
+                text = open(path, errors="replace").read() if os.path.exists(path) else ""
+                verified += "VERIFICATION SUCCESSFUL" in text
+                for line in text.splitlines():
+                    if line.startswith("bench-cpu "):
+                        cpu_s += sum(float(x) for x in line.split()[1:3])
+        makespan = summary["overall"]["makespan"]
+        return {"mean_response": summary["overall"]["mean_response"], "makespan": makespan,
+                "busy": cpu_s / (cpus * makespan) if makespan else float("nan"), "cpu_s": cpu_s, "wall": wall,
+                "verified": verified, "completed": summary["overall"]["completed"], "exit": r.returncode}
     finally:
         if rm is not None:
             rm.terminate()

@@ -76,6 +76,11 @@ int main(int argc, char** argv) {
   may->add_flag("--json", as_json, "machine-readable output");
   auto* policies = app.add_subcommand("policies", "list the policies this RM knows");
   auto* shutdown = app.add_subcommand("shutdown", "release every job and stop the RM");
+  long long slurm_job = -1;
+  auto* expect = app.add_subcommand("expect",
+                                    "a Slurm job is starting on this node (cosched-slurm-prolog): admit nothing more "
+                                    "until it registers, at most 5 s (docs/slurm.md)");
+  expect->add_option("slurm_job_id", slurm_job, "the Slurm job id")->required()->check(CLI::Range(0LL, 4294967295LL));
   std::string history_file;
   cosched::ctl::HistoryFilter history_filter;
   auto* history = app.add_subcommand("history", "jobs that left the RM, from its accounting records (no RM needed)");
@@ -116,6 +121,7 @@ int main(int argc, char** argv) {
   if (may->parsed()) req = {{"cmd", "may_start"}};
   if (policies->parsed()) req = {{"cmd", "policies"}};
   if (shutdown->parsed()) req = {{"cmd", "shutdown"}};
+  if (expect->parsed()) req = {{"cmd", "expect"}, {"slurm_job_id", slurm_job}};
   if (status->parsed() && !columns.empty()) {
     auto parsed = cosched::ctl::parse_columns(columns);
     if (!parsed) {
@@ -145,7 +151,7 @@ int main(int argc, char** argv) {
     std::fputs(cosched::ctl::format_status(r).c_str(), stdout);
   } else if (why->parsed()) {
     std::fputs(cosched::ctl::format_why(r).c_str(), stdout);
-  } else if (may->parsed()) {
+  } else if (may->parsed() || expect->parsed()) {
     std::printf("%s: %s\n", r.value("may_start", false) ? "yes" : "no", r.value("reason", std::string()).c_str());
   } else if (policies->parsed()) {
     for (const auto& p : r["policies"]) {

@@ -284,6 +284,9 @@ class Prolog(SlurmTestCase):
             history = subprocess.run([CTL, "--socket", socket_path, "history", "--json", "--slurm-job", str(job)],
                                      capture_output=True, text=True)
             self.assertTrue(history.stdout.strip(), f"the job never registered with the prolog's RM: {history}")
+            # The prolog announced the job: the RM held its admissions until it registered.
+            with open(os.path.join(rm_dir, "rm.log")) as f:
+                self.assertIn(f"Slurm job {job} is starting", f.read())
         finally:
             os.unlink(self.prolog_marker)
             subprocess.run([CTL, "--socket", socket_path, "shutdown"], capture_output=True)
