@@ -7,7 +7,7 @@
   gang       PreemptMode=GANG, SchedulerTimeSlice: Slurm suspends and resumes whole jobs in turn
   equip      cosched through the SPANK plugin, cosched-rm --policy equip (OverSubscribe=FORCE)
   pdpa       cosched through the SPANK plugin, cosched-rm --policy pdpa gating the node (--slurm-node), with
-             cosched-slurm-prolog announcing each job and SchedulerParameters=sched_max_job_start=1 (docs/slurm.md)
+             cosched-slurm-prolog announcing each job and SchedulerParameters=sched_max_job_start=1,sched_interval=2 (docs/slurm.md)
 
 Each configuration gets a fresh private cluster (tests/integration/slurm_cluster.py) and replays the same SWF
 burst with `qsubmit --backend slurm` (so its numbers come from Slurm's job-completion records). Reported:
@@ -68,7 +68,7 @@ def run_config(name, args, workload, catalog, build, out_root):
         extra = ["PreemptType=preempt/none", "PreemptMode=GANG", f"SchedulerTimeSlice={args.time_slice}"]
     elif name == "pdpa":
         # The dynamic level as docs/slurm.md sets it up: one start per scheduling cycle, each start announced.
-        extra = ["SchedulerParameters=sched_max_job_start=1"]
+        extra = ["SchedulerParameters=sched_max_job_start=1,sched_interval=2"]
         prolog = os.path.join(tmp, "prolog")
         with open(os.path.join(tmp, "prolog.conf"), "w") as f:
             f.write(f"SOCKET={sock}\nCOSCHED_RM={build}/bin/cosched-rm\nLOCK_FILE={tmp}/prolog.lock\n")
