@@ -59,6 +59,43 @@ int first_block(const Slots& s, int need, const std::vector<char>& barred) {
   return -1;
 }
 
+// Pass 2 for one request: from what it kept, take more positions until it has `want` (a compact block for a
+// job that kept nothing, else the nearest at the lowest load), raising the sharing cap when rounding leaves
+// none. `mine` and `dist` are scratch space.
+void grow(Slots& s, int want, const std::vector<char>& barred, std::vector<int>& kept,
+          std::vector<char>& mine, std::vector<int>& dist) {
+  if (static_cast<int>(kept.size()) >= want) return;
+  mine = barred;  // a position it may not take counts as taken
+  for (int p : kept) mine[static_cast<std::size_t>(p)] = 1;
+  if (kept.empty()) {
+    int start = first_block(s, want, barred);
+    if (start >= 0) {
+      for (int p = start; p < start + want; ++p) {
+        kept.push_back(p);
+        mine[static_cast<std::size_t>(p)] = 1;
+        ++s.load[static_cast<std::size_t>(p)];
+      }
+    }
+  }
+  // Nothing kept: every position is at distance 0 (the lowest-load, lowest position wins).
+  std::fill(dist.begin(), dist.end(), kept.empty() ? 0 : INT_MAX);
+  for (int p : kept) keep_position(dist, p);
+  const bool started_empty = kept.empty();
+  while (static_cast<int>(kept.size()) < want) {
+    int p = pick_near(s, mine, dist);
+    if (p < 0) {
+      // Every position is at the cap (rounding): allow one more job on the least loaded CPU we lack.
+      ++s.cap;
+      continue;
+    }
+    kept.push_back(p);
+    mine[static_cast<std::size_t>(p)] = 1;
+    ++s.load[static_cast<std::size_t>(p)];
+    if (started_empty && kept.size() == 1) std::fill(dist.begin(), dist.end(), INT_MAX);
+    keep_position(dist, p);
+  }
+}
+
 }  // namespace
 
 std::map<policy::JobId, CpuSet> place(const std::vector<int>& order, const std::vector<PlaceRequest>& requests) {
@@ -91,65 +128,36 @@ std::map<policy::JobId, CpuSet> place(const std::vector<int>& order, const std::
   s.load.assign(static_cast<std::size_t>(n), 0);
   s.cap = static_cast<int>(std::max<long>(1, (total + n - 1) / n));
 
-  // Pass 1: keep current CPUs, lowest positions first, up to the new count and the sharing cap. Requests
-  // restricted to some CPUs go first: the others can go anywhere, so they yield a contested CPU.
+  // Requests restricted to some CPUs (a Slurm job's allocation) are placed first, both passes, then the others:
+  // an unrestricted job can go anywhere, so it yields a contested CPU even one it held.
   std::vector<std::vector<int>> kept(requests.size());
-  std::vector<std::size_t> keep_order(requests.size());
-  for (std::size_t i = 0; i < keep_order.size(); ++i) keep_order[i] = i;
+  std::vector<std::size_t> restricted_first(requests.size());
+  for (std::size_t i = 0; i < restricted_first.size(); ++i) restricted_first[i] = i;
   auto restricted = [&](std::size_t i) { return std::find(barred[i].begin(), barred[i].end(), 1) != barred[i].end(); };
-  std::stable_partition(keep_order.begin(), keep_order.end(), restricted);
-  for (std::size_t i : keep_order) {
-    int want = wants[i];
-    for (int c : requests[i].current.to_vector()) {
-      if (static_cast<int>(kept[i].size()) >= want) break;
-      if (c >= static_cast<int>(pos_of_cpu.size()) || pos_of_cpu[static_cast<std::size_t>(c)] < 0) continue;
-      int p = pos_of_cpu[static_cast<std::size_t>(c)];
-      if (barred[i][static_cast<std::size_t>(p)] || s.load[static_cast<std::size_t>(p)] >= s.cap) continue;
-      kept[i].push_back(p);
-      ++s.load[static_cast<std::size_t>(p)];
-    }
-  }
-  // Pass 2: grow. Jobs needing most go first (they need the largest compact blocks); ties keep admission order.
-  std::vector<std::size_t> idx(requests.size());
-  for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = i;
-  std::stable_sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) {
-    auto need = [&](std::size_t i) { return wants[i] - static_cast<int>(kept[i].size()); };
-    return need(a) > need(b);
-  });
+  const auto split = std::stable_partition(restricted_first.begin(), restricted_first.end(), restricted);
   std::vector<char> mine(static_cast<std::size_t>(n), 0);
   std::vector<int> dist(static_cast<std::size_t>(n), 0);
-  for (std::size_t i : idx) {
-    int want = wants[i];
-    if (static_cast<int>(kept[i].size()) >= want) continue;  // nothing to add (the order puts these last)
-    mine = barred[i];  // a position it may not take counts as taken
-    for (int p : kept[i]) mine[static_cast<std::size_t>(p)] = 1;
-    if (kept[i].empty()) {
-      int start = first_block(s, want, barred[i]);
-      if (start >= 0) {
-        for (int p = start; p < start + want; ++p) {
-          kept[i].push_back(p);
-          mine[static_cast<std::size_t>(p)] = 1;
-          ++s.load[static_cast<std::size_t>(p)];
-        }
+  for (const auto& group : {std::vector<std::size_t>(restricted_first.begin(), split),
+                            std::vector<std::size_t>(split, restricted_first.end())}) {
+    // Pass 1: keep current CPUs, lowest positions first, up to the new count and the sharing cap.
+    for (std::size_t i : group) {
+      for (int c : requests[i].current.to_vector()) {
+        if (static_cast<int>(kept[i].size()) >= wants[i]) break;
+        if (c >= static_cast<int>(pos_of_cpu.size()) || pos_of_cpu[static_cast<std::size_t>(c)] < 0) continue;
+        int p = pos_of_cpu[static_cast<std::size_t>(c)];
+        if (barred[i][static_cast<std::size_t>(p)] || s.load[static_cast<std::size_t>(p)] >= s.cap) continue;
+        kept[i].push_back(p);
+        ++s.load[static_cast<std::size_t>(p)];
       }
     }
-    // Nothing kept: every position is at distance 0 (the lowest-load, lowest position wins).
-    std::fill(dist.begin(), dist.end(), kept[i].empty() ? 0 : INT_MAX);
-    for (int p : kept[i]) keep_position(dist, p);
-    const bool started_empty = kept[i].empty();
-    while (static_cast<int>(kept[i].size()) < want) {
-      int p = pick_near(s, mine, dist);
-      if (p < 0) {
-        // Every position is at the cap (rounding): allow one more job on the least loaded CPU we lack.
-        ++s.cap;
-        continue;
-      }
-      kept[i].push_back(p);
-      mine[static_cast<std::size_t>(p)] = 1;
-      ++s.load[static_cast<std::size_t>(p)];
-      if (started_empty && kept[i].size() == 1) std::fill(dist.begin(), dist.end(), INT_MAX);
-      keep_position(dist, p);
-    }
+    // Pass 2: grow. Jobs needing most go first (they need the largest compact blocks); ties keep admission
+    // order.
+    std::vector<std::size_t> idx = group;
+    std::stable_sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) {
+      auto need = [&](std::size_t i) { return wants[i] - static_cast<int>(kept[i].size()); };
+      return need(a) > need(b);
+    });
+    for (std::size_t i : idx) grow(s, wants[i], barred[i], kept[i], mine, dist);
   }
   for (std::size_t i = 0; i < requests.size(); ++i) {
     CpuSet set;

@@ -89,6 +89,10 @@ TEST(Placement, ASlurmJobStaysInsideTheCpusSlurmGaveIt) {
   out = place(range(2), {{1, 1, CpuSet::of({0}), {}}, {2, 1, CpuSet::of({0}), CpuSet::of({0})}});
   EXPECT_EQ(s(out[2]), "0");
   EXPECT_EQ(s(out[1]), "1");
+  // The same when the unrestricted job held both CPUs and the restricted one arrives.
+  out = place(range(2), {{1, 1, CpuSet::range(0, 1), {}}, {2, 1, {}, CpuSet::of({0})}});
+  EXPECT_EQ(s(out[2]), "0");
+  EXPECT_EQ(s(out[1]), "1");
   // A set naming none of the managed CPUs restricts nothing.
   out = place(range(2), {{1, 1, {}, CpuSet::range(8, 9)}});
   EXPECT_EQ(out[1].count(), 1);
