@@ -19,6 +19,7 @@ whether every job verified (NPB's own check).
 """
 import argparse
 import json
+import statistics
 import os
 import subprocess
 import sys
@@ -131,6 +132,8 @@ def main():
     p.add_argument("--configs", default=",".join(CONFIGS), help="configurations, comma-separated")
     p.add_argument("--cpus", type=int, default=os.cpu_count(), help="the node's CPUs (default: this machine's)")
     p.add_argument("--time-slice", type=int, default=5, help="gang: SchedulerTimeSlice in seconds (default 5)")
+    p.add_argument("--repeat", type=int, default=1,
+                   help="run the configurations in turn this many times and report medians (default 1)")
     p.add_argument("--build", default=os.path.join(ROOT, "build/release"), help="cosched build tree")
     p.add_argument("--out", default=None, help="where the runs go (default: a new temporary directory)")
     args = p.parse_args()
@@ -145,22 +148,26 @@ def main():
     catalog = os.path.join(out_root, "catalog.yaml")
     write_workload(workload, args.jobs, args.cpus, kernels)
     write_catalog(catalog, kernels, args.npb_class, args.build)
-    results = {}
-    for c in configs:
-        results[c] = run_config(c, args, workload, catalog, args.build, out_root)
-        print(f"{c}: {json.dumps(results[c])}", flush=True)
+    runs = {c: [] for c in configs}
+    for rep in range(args.repeat):
+        # In turn, so that a change in the shared machine's load hits every configuration alike.
+        for c in configs:
+            runs[c].append(run_config(c, args, workload, catalog, args.build,
+                                      os.path.join(out_root, f"rep{rep + 1}") if args.repeat > 1 else out_root))
+            print(f"{c}: {json.dumps(runs[c][-1])}", flush=True)
+    results = {c: {k: statistics.median(r[k] for r in rs) for k in rs[0]} for c, rs in runs.items()}
     base = results.get("exclusive")
     print(f"\n{args.jobs} jobs ({','.join(kernels)} class {args.npb_class}), each asking for {args.cpus} CPUs, "
-          f"submitted at once; node of {args.cpus} CPUs")
+          f"submitted at once; node of {args.cpus} CPUs; medians of {args.repeat} run(s)")
     print(f"{'config':<10} {'mean resp s':>11} {'makespan s':>10} {'busy':>6} {'resp/excl':>9} {'mksp/excl':>9} "
           f"{'busy/excl':>9} {'verified':>8}")
     for c, r in results.items():
         ratio = (lambda k: r[k] / base[k] if base and base[k] else float("nan"))
         print(f"{c:<10} {r['mean_response']:>11.2f} {r['makespan']:>10.1f} {r['busy']:>6.2f} "
               f"{ratio('mean_response'):>9.2f} {ratio('makespan'):>9.2f} {ratio('busy'):>9.2f} "
-              f"{r['verified']:>5}/{args.jobs}")
+              f"{r['verified']:>5.0f}/{args.jobs}")
     with open(os.path.join(out_root, "compare.json"), "w") as f:
-        json.dump({"args": vars(args), "results": results}, f, indent=1)
+        json.dump({"args": vars(args), "results": results, "runs": runs}, f, indent=1)
     print(f"\nruns: {out_root}")
 
 
