@@ -63,7 +63,9 @@ constexpr int kOptOff = 0;
 
 // --cosched takes an optional comma-separated list of cosched-run's launch flags.
 int parse_flags(const char* arg) {
-  if (arg == nullptr) return 0;
+  // Slurm hands an option given without a value on to the job's steps as the text "(null)" (srun inside an
+  // sbatch --cosched job reads SLURM_SPANK__SLURM_SPANK_OPTION_cosched_cosched=(null)).
+  if (arg == nullptr || std::strcmp(arg, "(null)") == 0) return 0;
   std::string s = arg;
   std::size_t pos = 0;
   while (pos <= s.size()) {

@@ -182,6 +182,25 @@ class CoschedJobs(SlurmTestCase):
         self.assertTrue(history, "no accounting record for the Slurm job")
         self.assertTrue(any(d["jobs"] and any(j.get("slurm_job_id") == b for j in d["jobs"]) for d in rm.decisions()))
 
+    def test_the_ranks_of_an_srun_mpi_step_are_one_job(self):
+        # srun inside an sbatch --cosched job: the option reaches the step, each rank gets cosched-run's
+        # environment for an MPI program (the PMPI wrappers preloaded) and the key of the Slurm job.
+        rm = self.start_rm(policy="equip")
+        self.use_rm(rm)
+        job, out, _ = self.submit("mpi", f"srun --mpi=pmix {program('mpi-hybrid')} 60 4096 50 2",
+                                  "--cosched", "-n2", "-c1")
+        ranks = wait_for(lambda: (lambda js: js if len(js) == 2 else None)(
+            [j for j in rm.status()["jobs"] if j["slurm_job_id"] == job]), timeout=60, what="both ranks registered")
+        self.assertEqual(len({j["job"] for j in ranks}), 1, "the ranks are not one job")
+        self.assertEqual(sorted(j["rank"] for j in ranks), [0, 1])
+        self.assertEqual({j["requested"] for j in ranks}, {1})  # -c1 each: the step's 2 CPUs together
+        self.assertEqual({j["job_key"] for j in ranks}, {f"slurm:{job}"})
+        wait_for(lambda: all(j["net_bytes_out"] > 0 for j in rm.status()["jobs"] if j["slurm_job_id"] == job),
+                 timeout=30, what="the PMPI wrappers' byte counts")
+        self.cluster.wait_state(job, ("COMPLETED", "FAILED"), timeout=120)
+        self.assertEqual(self.cluster.state(job), "COMPLETED", self.read(out))
+        self.assertEqual(len(re.findall(r"^rank \d out \d+ in \d+$", self.read(out), re.M)), 2)
+
     def test_a_job_without_cosched_is_not_registered_and_runs_natively(self):
         rm = self.start_rm(policy="equip")
         self.use_rm(rm)
