@@ -247,13 +247,9 @@ policy::Snapshot Daemon::snapshot(policy::Event event, policy::JobId subject) {
       v.history.clear();
     }
     // Never more than Slurm let it use: a policy grants nothing placement could not place.
-    CpuSet allowed;
-    bool limited = true;
-    for (const Job* m : u.members) {
-      limited = limited && !m->allowed.empty();
-      allowed = allowed | m->allowed;
+    if (const CpuSet allowed = allowed_cpus(u.members); !allowed.empty()) {
+      v.request = std::min(v.request, allowed.count());
     }
-    if (limited && allowed.count() > 0) v.request = std::min(v.request, allowed.count());
     for (const Job* m : u.members) {
       v.network.valid = v.network.valid || m->progress.net_messages > 0;
       v.network.bytes_per_s += m->net_bps;
@@ -319,16 +315,8 @@ void Daemon::apply(const policy::Decision& d, policy::Event event, policy::JobId
                     it == by_id.end() ? 0 : want, ncpu, std::max(held, 1));
       want = std::clamp(std::max(held, 1), 1, ncpu);
     }
-    // A Slurm job stays inside the CPUs Slurm gave it (placement.hpp); a member with no limit lifts it.
-    CpuSet allowed;
-    for (const Job* m : u.members) {
-      if (m->allowed.empty()) {
-        allowed = CpuSet();
-        break;
-      }
-      allowed = allowed | m->allowed;
-    }
-    reqs.push_back({u.id, want, current, allowed});
+    // A Slurm job stays inside the CPUs Slurm gave it (placement.hpp).
+    reqs.push_back({u.id, want, current, allowed_cpus(u.members)});
     unit_of[u.id] = &u;
   }
   auto placed = place(topo_.order(), reqs);

@@ -11,6 +11,15 @@ bool is_slurm_cgroup(const std::string& path) {
          path.find("slurmstepd.scope") != std::string::npos;
 }
 
+CpuSet allowed_cpus(const std::vector<Job*>& members) {
+  CpuSet out;
+  for (const Job* m : members) {
+    if (m->allowed.empty()) return {};
+    out = out | m->allowed;
+  }
+  return out;
+}
+
 void read_slurm_confinement(Job& j, const CpuSet& managed) {
   cpu_set_t mask;
   CPU_ZERO(&mask);

@@ -5,9 +5,14 @@
 #pragma once
 
 #include "cosched/cpuset.hpp"
+#include <vector>
+
 #include "job.hpp"
 
 namespace cosched::rm {
+
+// The CPUs a job of these processes may get: the union of theirs, empty (any) when one of them may use all.
+CpuSet allowed_cpus(const std::vector<Job*>& members);
 
 // Fills j.allowed (empty when the process may use every managed CPU) and j.in_slurm_cgroup.
 void read_slurm_confinement(Job& j, const CpuSet& managed);
