@@ -33,12 +33,20 @@ struct Config {
   std::string log_level = "info";
   // Sensors (rm/sensors/detect.hpp): which backends, and the counter-free estimate's calibration.
   std::string sensor = "auto";
+  std::vector<std::string> also_sensor;  // backends run for comparison only (status `estimates`)
+  std::string papi_event;       // a PAPI event instead of the presets; empty: PAPI_L3_TCM, PAPI_L2_TCM
   double mem_bandwidth = 0;     // bytes/s all CPUs sustain streaming (also Machine::mem_bandwidth); 0 unknown
   double thread_bandwidth = 0;  // bytes/s one streaming thread (BBMA) moves alone; 0 unknown
   double contention = 1;        // slowdown per unit of excess demand of a fully memory-bound job
   // Slurm (docs/slurm.md): the node whose admission the policy's may_start gates (drain/resume); empty: none.
   std::string slurm_node;
   std::string scontrol = "scontrol";  // the program that drains and resumes it (found in PATH)
+  // Where those three come from when not given as options (rm/sensing.cpp, resolve_calibration): measured
+  // at start (--calibrate; saved to calibration_file when one is named too) or read from calibration_file.
+  bool calibrate = false;
+  std::string calibration_file;
+  double calibrate_seconds = 1;  // each calibration run
+  bool mem_bandwidth_given = false, thread_bandwidth_given = false, contention_given = false;
 };
 
 // The baseline a job of `request` CPUs measures. The PDPA paper (§3.1) says only "a small number of

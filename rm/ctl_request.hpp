@@ -15,14 +15,14 @@
 namespace cosched::rm {
 
 enum class CtlCmd { status, may_start, shutdown, decisions, policies, why, policy, set, cluster_local, cluster_switch,
-                    expect };
+                    release, expect };
 
 struct CtlRequest {
   CtlCmd cmd = CtlCmd::status;
   std::string name;          // policy: the policy to switch to (non-empty)
   policy::ParamList params;  // policy, set: NAME=VALUE pairs, values as text
   double since = -1;         // decisions: entries with t > since
-  policy::JobId job = 0;     // why: the job
+  policy::JobId job = 0;     // why, release: the job
   int queued = -1;           // may_start: jobs waiting in the asking queuing system (-1: not said)
   std::vector<policy::JobId> order;  // cluster_switch: this node's jobs in the cluster's agreed order
   std::int64_t slurm_job_id = -1;    // expect: the Slurm job starting on this node (its prolog says so)
@@ -39,12 +39,13 @@ constexpr const char* ctl_command_name(CtlCmd c) noexcept {
     case CtlCmd::set: return "set policy parameters";
     case CtlCmd::cluster_switch: return "switch the cluster's gang (cosched-cluster)";
     case CtlCmd::expect: return "announce a starting Slurm job";
+    case CtlCmd::release: return "release another user's job";
     default: return "use this command";
   }
 }
 
 // The command list shown when `cmd` is unknown.
 inline constexpr std::string_view kCtlCommands =
-    "status, may_start, policy, set, why, decisions, policies, shutdown, cluster_local, cluster_switch, expect";
+    "status, may_start, policy, set, why, release, decisions, policies, shutdown, cluster_local, cluster_switch, expect";
 
 }  // namespace cosched::rm

@@ -38,7 +38,6 @@ Status Daemon::start() {
   auto topo = Topology::load(cfg_.cpus, cfg_.synthetic_topology);
   if (!topo) return topo.error();
   topo_ = std::move(*topo);
-  topo_.set_mem_bandwidth(cfg_.mem_bandwidth);
   if (!cfg_.synthetic_topology.empty() && cfg_.enforce == "auto") cfg_.enforce = "none";  // a modelled machine
   // One RM per CPU (cpu_locks.hpp), taken before anything acts on a CPU; an RM that confines nothing
   // (--enforce none, a modelled machine) leaves the CPUs to whichever RM does.
@@ -48,6 +47,9 @@ Status Daemon::start() {
     if (!locks) return locks.error();
     cpu_locks_ = std::move(*locks);
   }
+  // The bandwidth constants: options, a saved calibration, or measured now, on the CPUs just locked.
+  if (auto st = resolve_calibration(); !st) return st;
+  topo_.set_mem_bandwidth(cfg_.mem_bandwidth);
 
   auto pol = policy::make_policy(cfg_.policy, topo_.machine(), cfg_.params);
   if (!pol) return pol.error();
@@ -186,7 +188,6 @@ void Daemon::on_quantum() {
   drop_stalled_connections();
   resume_accepting();  // after a pause for lack of fds: try again once per quantum
   poll_reports();
-  sample_network();
   track_suspended();  // the quantum's decision below acts on it
   for (auto& [id, j] : jobs_) enforcer_->refresh(j);
   enforcer_->tidy();

@@ -133,7 +133,6 @@ class Daemon {
   void handle_register_rank(Conn& c, const wire::Frame& f);
   std::vector<Unit> units();
   [[nodiscard]] policy::JobId view_id(const Job& j) const { return j.gang != 0 ? j.gang : j.id; }
-  void sample_network();
   // cosched-cluster's two requests (docs/architecture.md, "Clusters"): this node's jobs and the policy's local
   // candidates; the agreed order, applied at once.
   nlohmann::json cluster_local_json();
@@ -149,12 +148,15 @@ class Daemon {
 
   // sensing.cpp: the sensors' intervals, closed at a quantum's start and opened at its end
   Status start_sensors();
+  Status resolve_calibration();
+  [[nodiscard]] nlohmann::json sensor_status_json() const;
   void sample_sensors();
   void open_sensor_intervals();
 
   // daemon_ctl.cpp
   void handle_ctl(Conn& c, const wire::Frame& f);
   nlohmann::json answer_ctl(const Conn& c, const CtlRequest& req);
+  nlohmann::json release_job(const Conn& c, policy::JobId id);  // cosched-ctl release
   nlohmann::json status_json() const;
   nlohmann::json job_json(const Job& j) const;
 
@@ -167,6 +169,7 @@ class Daemon {
   std::unique_ptr<policy::Policy> policy_;
   std::unique_ptr<SlurmGate> gate_;  // --slurm-node: the policy's may_start applied to the Slurm node
   sensors::SensorSet sensors_;
+  std::string calibration_source_;  // where the counter-free constants came from, for status
   DecisionLog log_;
   AccountingLog accounting_;
   std::chrono::steady_clock::time_point t0_;

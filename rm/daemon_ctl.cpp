@@ -84,11 +84,13 @@ json Daemon::job_json(const Job& j) const {
             {"rank", j.gang != 0 ? json(j.rank) : json(nullptr)},
             {"job_key", j.gang != 0 ? json(j.job_key) : json(nullptr)},
             {"slurm_job_id", slurm_id_json(j)},
-            // The PMPI wrappers' exact counts (0 for a program that is no MPI rank) and their rate last quantum.
+            // The PMPI wrappers' exact counts (0 for a program that is no MPI rank) and the network sensor's
+            // latest rate (null before its first sample).
             {"net_bytes_out", j.progress.net_bytes_out},
             {"net_bytes_in", j.progress.net_bytes_in},
             {"net_messages", j.progress.net_messages},
-            {"net_bytes_per_s", j.net_bps}};
+            {"net_bytes_per_s", nullptr}};
+  if (const policy::Bandwidth n = sensors_.network(j.id); n.valid()) o["net_bytes_per_s"] = n.latest().bytes_per_s;
   // The same keys for every job, null until the first report (and amdahl_f while no fit exists), so that
   // scripts reading status --json see one schema.
   const bool m = j.perf.valid;
@@ -103,6 +105,10 @@ json Daemon::job_json(const Job& j) const {
   o["reports"] = measured(j.perf.seq);
   o["amdahl_f"] = m && j.perf.amdahl_f >= 0 ? json(j.perf.amdahl_f) : json(nullptr);
   o["bandwidth"] = sensors_.job_json(j.id);
+  // The memory traffic the program reported through cosched_report_bytes, in all since it started (null when
+  // it never called it): what the app-reported sensor turns into bytes/s, as the job wrote it.
+  const ArenaSensors c = j.arena->read_sensors();
+  o["bytes_reported"] = c.reports_bytes ? json(c.bytes) : json(nullptr);
   return o;
 }
 
@@ -126,7 +132,7 @@ json Daemon::status_json() const {
                                                                            : json(nullptr)}}},
           {"enforcement", enforcer_->name()},
           {"stopping", stopper_->name()},
-          {"sensor", sensors_.status_json()},
+          {"sensor", sensor_status_json()},
           {"quantum_ms", cfg_.quantum_ms},
           {"baseline", baseline_wanted()},
           {"uptime_s", now()},
@@ -213,6 +219,7 @@ json Daemon::answer_ctl(const Conn& c, const CtlRequest& req) {
       }
       return {{"ok", true}, {"job", req.job}, {"running", jobs_.count(req.job) != 0}, {"decisions", entries}};
     }
+    case CtlCmd::release: return release_job(c, req.job);
     case CtlCmd::policy:
     case CtlCmd::set: {
       const bool same = req.cmd == CtlCmd::set || req.name == policy_->name();
@@ -229,6 +236,35 @@ json Daemon::answer_ctl(const Conn& c, const CtlRequest& req) {
     }
   }
   return error_reply("unknown command");
+}
+
+// `cosched-ctl release JOB`: the job goes back to the native runtime for the rest of its life (its team the
+// size it asked for, no confinement, never stopped), as when the RM dies, and its CPUs go to the others. A
+// job of several processes (an MPI job's ranks) is released whole. Its owner may, and administrators.
+json Daemon::release_job(const Conn& c, policy::JobId id) {
+  std::vector<policy::JobId> members;
+  if (auto g = gangs_.find(id); g != gangs_.end()) {
+    members = g->second.members;
+  } else if (auto it = jobs_.find(id); it != jobs_.end()) {
+    if (it->second.gang != 0 && gangs_.count(it->second.gang) != 0) {
+      members = gangs_.at(it->second.gang).members;
+    } else {
+      members = {id};
+    }
+  }
+  if (members.empty()) return error_reply("no job " + std::to_string(id));
+  const uid_t owner = jobs_.at(members.front()).uid;
+  if (owner != c.uid && !is_admin(c)) {
+    COSCHED_THROTTLED(peer_log_, ctl, warn, "refused release of job {} (uid {}) from pid {} uid {}", id, owner, c.pid,
+                      c.uid);
+    return error_reply("permission denied: job " + std::to_string(id) + " belongs to uid " + std::to_string(owner) +
+                       "; uid " + std::to_string(c.uid) + " may release only its own jobs");
+  }
+  json pids = json::array();
+  for (auto m : members) pids.push_back(jobs_.at(m).pid);
+  COSCHED_INFO(ctl, "job {} released by uid {} (pid {})", id, c.uid, c.pid);
+  for (auto m : members) depart(m, "released by uid " + std::to_string(c.uid) + " (cosched-ctl release): native");
+  return {{"ok", true}, {"job", id}, {"pids", pids}};
 }
 
 }  // namespace cosched::rm

@@ -231,9 +231,12 @@ policy::Snapshot Daemon::snapshot(policy::Event event, policy::JobId subject) {
     v.perf = j.perf;
     if (!j.perf.valid) v.perf = policy::Perf{};  // a rejected first report is no report
     v.history = j.history;
-    // Per process: a job of several ranks shows its first rank's memory traffic (the sensors follow
-    // processes; summing the ranks' windows sample by sample is left for later).
-    v.bandwidth = sensors_.bandwidth(j.id);
+    // The sensors follow processes: a job of several (MPI ranks) uses the sum of its processes' windows,
+    // sample by sample, for memory traffic as for network payload (sensors::sum_windows).
+    std::vector<policy::JobId> processes;
+    for (const Job* m : u.members) processes.push_back(m->id);
+    v.bandwidth = sensors_.bandwidth(processes);
+    v.network = sensors_.network(processes);
     if (j.gang != 0 && u.members.size() > 1) {
       // A job of several processes: what they ask for together, the allocation they share. A rank's speedup
       // is not the job's (measured at its share, with its partners' pace), so it reports none.
@@ -249,10 +252,6 @@ policy::Snapshot Daemon::snapshot(policy::Event event, policy::JobId subject) {
     // Never more than Slurm let it use: a policy grants nothing placement could not place.
     if (const CpuSet allowed = allowed_cpus(u.members); !allowed.empty()) {
       v.request = std::min(v.request, allowed.count());
-    }
-    for (const Job* m : u.members) {
-      v.network.valid = v.network.valid || m->progress.net_messages > 0;
-      v.network.bytes_per_s += m->net_bps;
     }
     s.jobs.push_back(std::move(v));
   }

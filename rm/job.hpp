@@ -25,6 +25,7 @@ struct SensorMark {
   double at = 0;
   int allocation = 0;
   ArenaSensors counters;  // the job's cumulative counters when it opened
+  std::uint64_t net_bytes = 0;  // the PMPI wrappers' bytes out + in when it opened
 };
 
 // One line of `cosched-ctl why JOB`.
@@ -66,12 +67,6 @@ struct Job {
   // CPU; and whether its cpuset cgroup is Slurm's (task/cgroup), which the RM must never move it out of.
   CpuSet allowed;
   bool in_slurm_cgroup = false;
-
-  // Network payload rate from the PMPI wrappers' counts (rm/mpi_jobs.cpp, sample_network): bytes out + in
-  // per second over the last quantum.
-  std::uint64_t net_bytes_seen = 0;
-  double net_seen_at = -1;
-  double net_bps = 0;
 
   // Mechanism handles.
   int conn_fd = -1;           // the job's socket (EOF = departure)

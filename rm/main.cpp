@@ -139,12 +139,20 @@ int main(int argc, char** argv) {
                      ". auto tries perf_event, papi, app-reported (programs calling cosched_report_bytes), "
                      "counter-free (SelfAnalyzer slowdowns), per job in that order; status names the one in use")
       ->capture_default_str();
-  cosched::cli::add_rate(app, "--mem-bandwidth", cfg.mem_bandwidth,
+  app.add_option("--also-sensor", cfg.also_sensor,
+                 "also run this backend (app, counter-free, perf_event, papi, replay:FILE) on every job and show its "
+                 "rate in status (bandwidth.estimates) next to the one in use, for comparison; policies never read "
+                 "it (repeatable)");
+  app.add_option("--papi-event", cfg.papi_event,
+                 "the papi sensor counts this PAPI event (a preset such as PAPI_L3_TCM, or a native event such as "
+                 "perf::LLC-LOAD-MISSES; papi_native_avail lists them), one cache line per count, instead of its "
+                 "presets PAPI_L3_TCM, PAPI_L2_TCM");
+  auto* mem_opt = cosched::cli::add_rate(app, "--mem-bandwidth", cfg.mem_bandwidth,
               "bytes/s the memory sustains with every managed CPU streaming (e.g. 29G; scripts/calibrate-bandwidth): "
               "the bus capacity of latest-quantum and quanta-window, and the counter-free sensor's B");
-  cosched::cli::add_rate(app, "--thread-bandwidth", cfg.thread_bandwidth,
+  auto* thread_opt = cosched::cli::add_rate(app, "--thread-bandwidth", cfg.thread_bandwidth,
               "bytes/s one streaming thread (BBMA) moves alone: the counter-free sensor's b");
-  app.add_option("--contention", cfg.contention,
+  auto* contention_opt = app.add_option("--contention", cfg.contention,
                  "the counter-free sensor's k: slowdown per unit of excess demand of a purely memory-bound job "
                  "(scripts/calibrate-bandwidth)")
       ->check(CLI::Range(0.01, 100.0))
@@ -164,6 +172,16 @@ int main(int argc, char** argv) {
   app.add_option("--scontrol", cfg.scontrol, "the scontrol that drains and resumes --slurm-node (uses SLURM_CONF)")
       ->capture_default_str()
       ->needs(node_opt);
+  app.add_flag("--calibrate", cfg.calibrate,
+               "measure --thread-bandwidth, --mem-bandwidth and --contention at start, on the managed CPUs, with the "
+               "runs of scripts/calibrate-bandwidth (bbma, stream-copy; a few seconds); with --calibration FILE the "
+               "result is saved there. Options given explicitly win");
+  app.add_option("--calibration", cfg.calibration_file,
+                 "read those three from FILE (written by scripts/calibrate-bandwidth --output FILE, or by --calibrate); "
+                 "options given explicitly win");
+  app.add_option("--calibrate-seconds", cfg.calibrate_seconds, "length of each --calibrate run (three of each kind)")
+      ->check(CLI::Range(0.1, 60.0))
+      ->capture_default_str();
   app.add_flag("--foreground,-f", cfg.foreground, "stay in the foreground, log to stderr");
   app.add_option("--messages", cfg.messages,
                  "log file when running in the background (default: the socket's path with .log for .sock, "
@@ -171,6 +189,9 @@ int main(int argc, char** argv) {
   app.add_option("--log-level", cfg.log_level, "error|warn|info|debug|trace, or per subsystem: rm=debug,policy=trace")
       ->capture_default_str();
   COSCHED_CLI_PARSE(app, argc, argv);
+  cfg.mem_bandwidth_given = mem_opt->count() > 0;
+  cfg.thread_bandwidth_given = thread_opt->count() > 0;
+  cfg.contention_given = contention_opt->count() > 0;
 
   cosched::log::set_program("cosched-rm");
   if (auto st = cosched::log::configure(cfg.log_level); !st) {

@@ -92,19 +92,6 @@ bool Daemon::stop_unit(Unit& u, const std::string& reason) {
   return any;
 }
 
-// The PMPI wrappers' counts, as a rate over the time since the last sample (one quantum).
-void Daemon::sample_network() {
-  const double t = now();
-  for (auto& [id, j] : jobs_) {
-    const std::uint64_t total = j.progress.net_bytes_out + j.progress.net_bytes_in;
-    if (j.net_seen_at >= 0 && t > j.net_seen_at && total >= j.net_bytes_seen) {
-      j.net_bps = static_cast<double>(total - j.net_bytes_seen) / (t - j.net_seen_at);
-    }
-    j.net_bytes_seen = total;
-    j.net_seen_at = t;
-  }
-}
-
 // This node's jobs as the coordinator needs them: a key that names the job on every node (an MPI job's
 // launcher key; null for a job of its own, which only this node has), the CPUs it asks for, and the policy's
 // local candidates (MemBUS Algorithm 2) — computed on the same snapshot a decision would see, changing nothing.
@@ -118,7 +105,7 @@ nlohmann::json Daemon::cluster_local_json() {
                     {"key", g != gangs_.end() ? nlohmann::json(g->second.key) : nlohmann::json(nullptr)},
                     {"request", v.request},
                     {"runnable", v.runnable},
-                    {"net_bytes_per_s", v.network.bytes_per_s}});
+                    {"net_bytes_per_s", v.network.valid() ? v.network.latest().bytes_per_s : 0.0}});
   }
   nlohmann::json out = {{"ok", true}, {"policy", policy_->name()}, {"now", now()}, {"jobs", jobs},
                         {"supported", candidates.has_value()}};

@@ -36,8 +36,8 @@ policy::Snapshot node_snapshot(const ClusterModel& m, const std::vector<int>& ru
       v.bandwidth.source = "model";
       v.bandwidth.push({now, j.procs * j.mem_mbs * 1e6 * rate[i], j.procs});
     }
-    v.network.valid = true;
-    v.network.bytes_per_s = running[i] != 0 ? j.procs * j.net_mbs * 1e6 * rate[i] : 0.0;
+    v.network.source = "model";
+    v.network.push({now, running[i] != 0 ? j.procs * j.net_mbs * 1e6 * rate[i] : 0.0, j.procs});
     s.jobs.push_back(v);
   }
   return s;

@@ -2,21 +2,27 @@
  *
  * - MPI_Init / MPI_Init_thread register the rank with the node's RM under its job's key (libcosched's
  *   cosched_mpi_attach): all ranks of one mpirun are one job for the policies, one gang for time sharing.
- * - Every point-to-point send and collective adds its payload to three counters in the rank's arena (bytes
- *   out, bytes in, messages): the counter-free network sensor the RM turns into BW^N per quantum (MemBUS,
- *   Koukis & Koziris §4; the paper reads DMA counters in Myrinet firmware, §5.3, which a loopback or a
- *   kernel-bypass NIC does not offer us; counting at the MPI interface is exact for what the program asks).
+ * - Every point-to-point send and receive (here) and every collective (mpi_collectives.c) adds its payload to
+ *   three counters in the rank's arena (bytes out, bytes in, messages): the counter-free network sensor the
+ *   RM turns into BW^N per quantum (MemBUS, Koukis & Koziris §4; the paper reads DMA counters in Myrinet
+ *   firmware, §5.3, which a loopback or a kernel-bypass NIC does not offer us; counting at the MPI interface
+ *   is exact for what the program asks MPI to move).
  *
- * Collectives count their logical point-to-point payload (docs/usage.md, "MPI jobs"): what this rank's
- * buffers send to or receive from the other n-1 ranks, e.g. an Allreduce of c bytes is c(n-1) out and c(n-1)
- * in, a Bcast is c(n-1) out at the root and c in elsewhere; so a job's bytes out and bytes in sum to the same
- * total. Nonblocking receives are counted by their sender only (their size is known at completion, in a
- * Wait/Test the wrappers do not follow).
+ * When (docs/usage.md, "Network bytes", lists every call): sends at the call, nonblocking ones included (the
+ * payload is fixed when posted); blocking receives (MPI_Recv, MPI_Sendrecv, MPI_Sendrecv_replace, MPI_Mrecv)
+ * from their status, i.e. what arrived; nonblocking receives (MPI_Irecv, MPI_Imrecv) at the post, with the
+ * posted count, because counting at completion would mean following every request through the MPI_Wait and
+ * MPI_Test families with a table shared by all threads (a lock or a lock-free set on the hot path) and
+ * statuses of our own where the program passes MPI_STATUSES_IGNORE (an allocation for Waitall of n
+ * requests); that is exact when the posted count is the message's size, as in halo exchanges, and an upper
+ * bound otherwise; the bytes then land at most one wait early, within MemBUS's window of quanta.
  *
- * Per message: two relaxed atomic adds, a PMPI_Type_size for types other than the common predefined ones,
- * a PMPI_Get_count for a blocking receive; no syscall, lock or allocation. */
+ * Per message: two relaxed atomic adds for a send, one for a receive, a PMPI_Type_size for types other than
+ * the common predefined ones, a PMPI_Get_count for a blocking receive; no syscall, lock or allocation. */
 #include <mpi.h>
 #include <stdint.h>
+
+#include "mpi_count.h"
 
 #define COSCHED_EXPORT __attribute__((visibility("default")))
 
@@ -26,56 +32,9 @@ uint64_t *cosched_mpi_attach(void);
 
 /* Until MPI_Init: a sink, so that the counting path needs no test (a program may call nothing before it). */
 static uint64_t g_sink[3];
-static uint64_t *g_counts = g_sink;
+uint64_t *cosched_mpi_counts = g_sink;
 
-enum { kOut = 0, kIn = 1, kMessages = 2 };
-
-static inline void add(int which, uint64_t n) { __atomic_fetch_add(&g_counts[which], n, __ATOMIC_RELAXED); }
-
-/* The size of the commonest predefined types without a call into MPI (its argument checks cost more than
- * the rest of the wrapper); any other type asks PMPI_Type_size. */
-static inline int predefined_size(MPI_Datatype type) {
-  if (type == MPI_BYTE || type == MPI_CHAR || type == MPI_UNSIGNED_CHAR || type == MPI_PACKED) return 1;
-  if (type == MPI_DOUBLE) return (int)sizeof(double);
-  if (type == MPI_INT) return (int)sizeof(int);
-  if (type == MPI_LONG) return (int)sizeof(long);
-  if (type == MPI_LONG_LONG) return (int)sizeof(long long);
-  if (type == MPI_FLOAT) return (int)sizeof(float);
-  if (type == MPI_UNSIGNED) return (int)sizeof(unsigned);
-  if (type == MPI_UINT64_T) return (int)sizeof(uint64_t);
-  return 0;
-}
-
-static inline uint64_t bytes(int count, MPI_Datatype type) {
-  if (count <= 0) return 0;
-  int size = predefined_size(type);
-  if (size == 0 && (PMPI_Type_size(type, &size) != MPI_SUCCESS || size <= 0)) return 0;
-  return (uint64_t)count * (uint64_t)size;
-}
-
-static inline uint64_t others(MPI_Comm comm) {
-  int n = 1;
-  if (PMPI_Comm_size(comm, &n) != MPI_SUCCESS || n < 1) return 0;
-  return (uint64_t)(n - 1);
-}
-
-static inline int rank_in(MPI_Comm comm) {
-  int r = 0;
-  PMPI_Comm_rank(comm, &r);
-  return r;
-}
-
-static inline void sent(int count, MPI_Datatype type) {
-  add(kOut, bytes(count, type));
-  add(kMessages, 1);
-}
-
-static inline void received(const MPI_Status *st) {
-  int n = 0;
-  if (PMPI_Get_count(st, MPI_BYTE, &n) == MPI_SUCCESS && n > 0) add(kIn, (uint64_t)n);
-}
-
-static void attach(void) { g_counts = cosched_mpi_attach(); }
+static void attach(void) { cosched_mpi_counts = cosched_mpi_attach(); }
 
 COSCHED_EXPORT int MPI_Init(int *argc, char ***argv) {
   int rc = PMPI_Init(argc, argv);
@@ -123,6 +82,18 @@ COSCHED_EXPORT int MPI_Issend(const void *buf, int count, MPI_Datatype type, int
   return PMPI_Issend(buf, count, type, dest, tag, comm, req);
 }
 
+COSCHED_EXPORT int MPI_Ibsend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                              MPI_Request *req) {
+  sent(count, type);
+  return PMPI_Ibsend(buf, count, type, dest, tag, comm, req);
+}
+
+COSCHED_EXPORT int MPI_Irsend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                              MPI_Request *req) {
+  sent(count, type);
+  return PMPI_Irsend(buf, count, type, dest, tag, comm, req);
+}
+
 COSCHED_EXPORT int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
                             MPI_Status *status) {
   MPI_Status own;
@@ -144,63 +115,35 @@ COSCHED_EXPORT int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype
   return rc;
 }
 
-/* ---- collectives: logical point-to-point payload (see the top of the file) ---- */
-
-static inline void collective(uint64_t out, uint64_t in) {
-  add(kOut, out);
-  add(kIn, in);
-  add(kMessages, 1);
+COSCHED_EXPORT int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, int sendtag, int source,
+                                        int recvtag, MPI_Comm comm, MPI_Status *status) {
+  MPI_Status own;
+  MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+  sent(count, type);
+  int rc = PMPI_Sendrecv_replace(buf, count, type, dest, sendtag, source, recvtag, comm, st);
+  if (rc == MPI_SUCCESS) received(st);
+  return rc;
 }
 
-COSCHED_EXPORT int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm) {
-  const uint64_t b = bytes(count, type);
-  if (rank_in(comm) == root) collective(b * others(comm), 0);
-  else collective(0, b);
-  return PMPI_Bcast(buf, count, type, root, comm);
+COSCHED_EXPORT int MPI_Mrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message, MPI_Status *status) {
+  MPI_Status own;
+  MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+  int rc = PMPI_Mrecv(buf, count, type, message, st);
+  if (rc == MPI_SUCCESS) received(st);
+  return rc;
 }
 
-COSCHED_EXPORT int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op, int root,
-                              MPI_Comm comm) {
-  const uint64_t b = bytes(count, type);
-  if (rank_in(comm) == root) collective(0, b * others(comm));
-  else collective(b, 0);
-  return PMPI_Reduce(sendbuf, recvbuf, count, type, op, root, comm);
+/* Nonblocking receives: the posted count, at the post (top of the file). */
+
+COSCHED_EXPORT int MPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+                             MPI_Request *req) {
+  int rc = PMPI_Irecv(buf, count, type, source, tag, comm, req);
+  if (rc == MPI_SUCCESS) posted(count, type);
+  return rc;
 }
 
-COSCHED_EXPORT int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
-                                 MPI_Comm comm) {
-  const uint64_t b = bytes(count, type) * others(comm);
-  collective(b, b);
-  return PMPI_Allreduce(sendbuf, recvbuf, count, type, op, comm);
-}
-
-COSCHED_EXPORT int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                              MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  if (rank_in(comm) == root) collective(0, bytes(recvcount, recvtype) * others(comm));
-  else collective(bytes(sendcount, sendtype), 0);
-  return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-}
-
-COSCHED_EXPORT int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                               MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  if (rank_in(comm) == root) collective(bytes(sendcount, sendtype) * others(comm), 0);
-  else collective(0, bytes(recvcount, recvtype));
-  return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-}
-
-COSCHED_EXPORT int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                                 int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  const uint64_t n = others(comm);
-  /* With MPI_IN_PLACE the contribution is recvcount elements of recvtype already in recvbuf. */
-  const uint64_t out = sendbuf == MPI_IN_PLACE ? bytes(recvcount, recvtype) : bytes(sendcount, sendtype);
-  collective(out * n, bytes(recvcount, recvtype) * n);
-  return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-}
-
-COSCHED_EXPORT int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                                int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  const uint64_t n = others(comm);
-  const uint64_t out = sendbuf == MPI_IN_PLACE ? bytes(recvcount, recvtype) : bytes(sendcount, sendtype);
-  collective(out * n, bytes(recvcount, recvtype) * n);
-  return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+COSCHED_EXPORT int MPI_Imrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message, MPI_Request *req) {
+  int rc = PMPI_Imrecv(buf, count, type, message, req);
+  if (rc == MPI_SUCCESS) posted(count, type);
+  return rc;
 }

@@ -15,6 +15,18 @@ std::string format_status(const nlohmann::json& s, const StatusView& view) {
     // The bandwidth sensor in use, and why the ones before it in the chain are not.
     const auto& sen = s["sensor"];
     out += fmt::format("sensor {}", sen.value("backend", "?"));
+    // How often, over what window and in which unit a job's samples come (Antonopoulos et al. §4: twice per
+    // quantum, a window of 5).
+    if (sen.contains("sampling") && sen["sampling"].is_object()) {
+      const auto& sm = sen["sampling"];
+      out += fmt::format(", {} sample(s) per {} ms quantum, window {}, {}", sm.value("samples_per_quantum", 0),
+                         sm.value("quantum_ms", 0), sen.value("window", 0), sen.value("unit", "?"));
+    }
+    if (sen.contains("observed") && sen["observed"].is_array() && !sen["observed"].empty()) {
+      out += "  (also observed:";
+      for (const auto& o : sen["observed"]) out += " " + o.get<std::string>();
+      out += ")";
+    }
     if (sen.contains("unavailable") && sen["unavailable"].is_array()) {
       for (const auto& u : sen["unavailable"]) {
         out += fmt::format("  ({} unavailable: {})", u.value("name", "?"), u.value("why", ""));

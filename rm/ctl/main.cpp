@@ -1,6 +1,7 @@
 // cosched-ctl: inspect and steer a running cosched-rm.
 //   cosched-ctl status [--json]        jobs, allocations, CPUs, measurements
 //   cosched-ctl why JOB                the last decisions about JOB, with their reasons
+//   cosched-ctl release JOB            give one of your jobs back to the native runtime
 //   cosched-ctl policy NAME [k=v ...]  switch policy (or change parameters of the current one)
 //   cosched-ctl set k=v [...]          change parameters of the current policy
 //   cosched-ctl may-start              the multiprogramming-level answer the queuing system gets
@@ -63,6 +64,10 @@ int main(int argc, char** argv) {
   auto* why = app.add_subcommand("why", "the last decisions about a job, with their reasons");
   why->add_option("job", job, "job id (from status)")->required();
   why->add_flag("--json", as_json, "machine-readable output");
+  auto* release = app.add_subcommand("release", "give one of your jobs back to the native runtime for the rest of "
+                                                 "its life (its requested team, unconfined, never stopped)");
+  release->add_option("job", job, "job id (from status)")->required();
+  release->add_flag("--json", as_json, "machine-readable output");
   std::string name;
   std::vector<std::string> kvs;
   auto* policy = app.add_subcommand("policy", "switch policy, or change parameters of the current one");
@@ -116,6 +121,7 @@ int main(int argc, char** argv) {
   bool ok = true;
   if (status->parsed()) req = {{"cmd", "status"}};
   if (why->parsed()) req = {{"cmd", "why"}, {"job", job}};
+  if (release->parsed()) req = {{"cmd", "release"}, {"job", job}};
   if (policy->parsed()) req = {{"cmd", "policy"}, {"name", name}, {"params", params_object(kvs, ok)}};
   if (set->parsed()) req = {{"cmd", "set"}, {"params", params_object(kvs, ok)}};
   if (may->parsed()) req = {{"cmd", "may_start"}};
@@ -159,6 +165,8 @@ int main(int argc, char** argv) {
     }
   } else if (shutdown->parsed()) {
     std::printf("cosched-rm is shutting down\n");
+  } else if (release->parsed()) {
+    std::printf("job %ld released: it runs natively from now on (pid %s)\n", job, r.value("pids", json::array()).dump().c_str());
   }
   if (may->parsed()) return r.value("may_start", false) ? cosched::cli::kExitOk : cosched::cli::kExitFailed;
   return cosched::cli::kExitOk;

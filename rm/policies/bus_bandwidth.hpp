@@ -45,6 +45,7 @@ class BusBandwidth final : public Policy {
     return mode_ == Mode::latest_quantum ? "latest-quantum" : "quanta-window";
   }
   [[nodiscard]] std::unique_ptr<Policy> clone() const override { return std::make_unique<BusBandwidth>(*this); }
+  [[nodiscard]] std::optional<double> time_quantum_s() const override { return quantum_s_; }
   Decision decide(const Snapshot& s) override;
   [[nodiscard]] std::vector<Param> params() const override;
   Status set_param(std::string_view name, std::string_view value) override;

@@ -75,7 +75,7 @@ void Membus::record_samples(const Snapshot& s) {
     const JobView* v = s.find(id);
     if (v == nullptr || !v->runnable) continue;
     const double p = procs_of(*v, s.machine.cpus);
-    const double net = v->network.valid ? v->network.bytes_per_s : 0.0;
+    const double net = v->network.valid() ? v->network.latest().bytes_per_s : 0.0;
     auto& win = window_[id];
     win.push_back({(memory_bps(*v) + net) / p, net / p});
     while (static_cast<int>(win.size()) > w_) win.pop_front();

@@ -35,6 +35,7 @@ class Membus final : public Policy {
   [[nodiscard]] std::string_view name() const override { return "membus"; }
   [[nodiscard]] std::unique_ptr<Policy> clone() const override { return std::make_unique<Membus>(*this); }
   Decision decide(const Snapshot& s) override;
+  [[nodiscard]] std::optional<double> time_quantum_s() const override { return q_; }
   [[nodiscard]] std::vector<Param> params() const override;
   Status set_param(std::string_view name, std::string_view value) override;
   void forget(JobId id) override;

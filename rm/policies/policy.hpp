@@ -74,6 +74,12 @@ class Policy {
     return std::nullopt;
   }
 
+  // The policy's own scheduling quantum in seconds, where it has one longer than the RM's tick (the
+  // bandwidth-aware policies: Antonopoulos et al.'s 200 ms, MemBUS's q). Caller: the daemon's status, which
+  // states how many sensor samples each job gets per policy quantum. Default: nullopt, the policy acts on
+  // the RM's quantum.
+  [[nodiscard]] virtual std::optional<double> time_quantum_s() const { return std::nullopt; }
+
   // Whether decisions use measured speedups (Perf). Default: no. When no, jobs skip the SelfAnalyzer's
   // baseline phase (they would otherwise run below their allocation for a few iterations for nothing).
   [[nodiscard]] virtual bool uses_speedup() const { return false; }

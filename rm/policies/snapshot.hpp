@@ -74,13 +74,6 @@ struct Bandwidth {
   void push(const BandwidthSample& s);
 };
 
-// Network payload of the job's processes on this node, counted exactly by the PMPI wrappers (libcosched_mpi):
-// bytes sent and received per second over the last quantum. valid: the job is an MPI job that sent anything.
-struct Network {
-  bool valid = false;
-  double bytes_per_s = 0;
-};
-
 struct JobView {
   JobId id = 0;
   int request = 1;           // CPUs asked for (>= 1)
@@ -91,7 +84,10 @@ struct JobView {
   Perf perf;
   std::vector<HistoryEntry> history;
   Bandwidth bandwidth;
-  Network network;           // MPI jobs: BW^N of MemBUS (Koukis & Koziris §4)
+  // MPI jobs: BW^N of MemBUS (Koukis & Koziris §4), the payload the job's processes on this node sent and
+  // received per second, counted exactly by the PMPI wrappers and sampled by the sensor layer like memory
+  // traffic (same window, intervals and unit; source "pmpi"). Empty for a job that is no MPI job.
+  Bandwidth network;
 };
 
 // The machine the policy divides. Topology detail is for placement, not for deciding counts, with the

@@ -8,9 +8,10 @@
 
 namespace cosched::sensors {
 
-PapiSpec Papi::cache_misses() {
+PapiSpec Papi::cache_misses(const std::string& event) {
   PapiSpec s;
-  s.events = {"PAPI_L3_TCM", "PAPI_L2_TCM"};
+  if (event.empty()) s.events = {"PAPI_L3_TCM", "PAPI_L2_TCM"};
+  else s.events = {event};
   const long line = ::sysconf(_SC_LEVEL3_CACHE_LINESIZE);
   s.bytes_per_count = line > 0 ? static_cast<double>(line) : 64.0;
   return s;
@@ -67,7 +68,7 @@ Result<std::unique_ptr<Papi>> Papi::probe(const PapiSpec& spec) {
     }
     tried += (tried.empty() ? "" : ", ") + name + ": " + papi_error(rc);
   }
-  std::string why = "no event counts memory traffic here (" + tried + ")";
+  std::string why = spec.events.size() == 1 ? "event " + tried : "no event counts memory traffic here (" + tried + ")";
   if (const PAPI_component_info_t* c = PAPI_get_component_info(0); c != nullptr) {
     why += "; component " + std::string(c->name) + " lists " + std::to_string(c->num_cntrs) + " counters";
     if (c->disabled != 0) why += std::string(" but is disabled: ") + c->disabled_reason;
@@ -97,8 +98,11 @@ void Papi::stop_thread(long handle) { stop_set(static_cast<int>(handle)); }
 
 #else  // no libpapi at build time
 
-Result<std::unique_ptr<Papi>> Papi::probe(const PapiSpec&) {
-  return make_error(Errc::unsupported, "cosched was built without libpapi (install libpapi-dev and rebuild)");
+Result<std::unique_ptr<Papi>> Papi::probe(const PapiSpec& spec) {
+  std::string events;
+  for (const auto& e : spec.events) events += (events.empty() ? "" : ", ") + e;
+  return make_error(Errc::unsupported,
+                    "cosched was built without libpapi, so it cannot count " + events + " (install libpapi-dev and rebuild)");
 }
 Papi::~Papi() = default;
 Result<long> Papi::start_thread(pid_t) { return make_error(Errc::unsupported, "no PAPI"); }

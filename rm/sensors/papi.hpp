@@ -1,5 +1,7 @@
 // The PAPI backend: PAPI_L3_TCM (total L3 misses; else PAPI_L2_TCM) in every thread of the job through
-// PAPI_attach, times the cache-line size. Tried after perf_event: PAPI's perf_event component sits on the
+// PAPI_attach, times the cache-line size; or, instead of those presets, the one event the operator names
+// (cosched-rm --papi-event: a preset, or a native event of the CPU's PMU such as an uncore memory-read
+// count), each count taken as one cache line moved. Tried after perf_event: PAPI's perf_event component sits on the
 // same kernel interface, but maps its presets to native events through libpfm4, which knows CPUs the
 // kernel's generic events do not. Built only where libpapi is found (COSCHED_HAVE_PAPI).
 #pragma once
@@ -19,8 +21,8 @@ struct PapiSpec {
 
 class Papi final : public PerThreadCounting {
  public:
-  // PAPI_L3_TCM, else PAPI_L2_TCM, × the L3 line size.
-  static PapiSpec cache_misses();
+  // PAPI_L3_TCM, else PAPI_L2_TCM, × the L3 line size; or `event` alone (× the line size) when not empty.
+  static PapiSpec cache_misses(const std::string& event = {});
   // Initialises PAPI and finds the first event of `spec` this machine counts (created, attached to the
   // calling thread and started once); Errc::unsupported with one sentence saying why not.
   static Result<std::unique_ptr<Papi>> probe(const PapiSpec& spec);

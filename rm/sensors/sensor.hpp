@@ -1,5 +1,6 @@
 // The sensor layer's one interface (docs/architecture.md, "Sensors"). Sensors are mechanisms: they turn
-// what a job did over an interval into a memory-traffic rate, and never decide anything (DESIGN rule 1).
+// what a job did over an interval into a rate — of memory traffic, or for the network sensor of MPI payload —
+// and never decide anything (DESIGN rule 1).
 //
 // Each RM quantum the daemon (rm/sensing.cpp) — or the simulator (sim/contention.cpp) — builds one Interval
 // per job that ran that whole quantum on an unchanged allocation, and hands them all to every backend at
@@ -13,6 +14,7 @@
 //   app-reported  bytes the program adds with cosched_report_bytes() (include/cosched/selfanalyzer.h)
 //   counter-free  the SelfAnalyzer's iteration-time slowdown against the same job alone (counter_free.hpp)
 //   replay        rates read from a file (tests, what-if runs)
+// and, outside that chain, the network sensor (network.hpp): the PMPI wrappers' byte counts, BW^N of MemBUS.
 #pragma once
 
 #include <sys/types.h>
@@ -40,6 +42,9 @@ struct Interval {
                                // time its threads waited for a CPU; 0 unknown
   int team = 0;                // the team size of those iterations
   double cpu_share = 1;        // the share of those iterations' time the threads were not waiting for a CPU
+  bool counts_network = false; // the PMPI wrappers count this process's MPI payload (an MPI rank that has
+                               // sent or received anything)
+  double net_bytes = 0;        // MPI payload it sent and received during the interval (bytes out + in)
 
   [[nodiscard]] double length() const { return end - start; }
 };
@@ -48,7 +53,7 @@ struct Interval {
 struct Reading {
   policy::JobId id = 0;
   bool has_rate = false;       // false: only a slowdown (an uncalibrated counter-free estimate)
-  double bytes_per_s = 0;      // memory traffic of the whole job over the interval
+  double bytes_per_s = 0;      // memory traffic (the network sensor: MPI payload) of the job over the interval
   double slowdown = 0;         // counter-free: iteration time / alone at the same team; 0 unknown
 };
 

@@ -61,13 +61,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         if (!next.ok()) CHECK(!next.error().message.empty());
       }
       break;
-    case rm::CtlCmd::decisions:
     case rm::CtlCmd::why:
+    case rm::CtlCmd::release:
+    case rm::CtlCmd::decisions:
+    case rm::CtlCmd::cluster_local:
+    case rm::CtlCmd::cluster_switch:
     case rm::CtlCmd::status:
     case rm::CtlCmd::may_start:
     case rm::CtlCmd::policies:
-    case rm::CtlCmd::cluster_local:
-    case rm::CtlCmd::cluster_switch:
     case rm::CtlCmd::shutdown: break;
     case rm::CtlCmd::expect:
       CHECK(req->slurm_job_id >= 0 && req->slurm_job_id <= 0xffffffffLL);

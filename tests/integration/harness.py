@@ -17,6 +17,8 @@ import time
 import unittest
 
 BUILD = os.environ.get("COSCHED_BUILD_DIR", os.path.join(os.path.dirname(__file__), "../../build/release"))
+# An AddressSanitizer build (scripts/test --asan): the daemons are instrumented, the jobs' side is not.
+SANITIZED = os.environ.get("COSCHED_SANITIZED") == "1"
 RM = os.path.join(BUILD, "rm/cosched-rm")
 CTL = os.path.join(BUILD, "rm/ctl/cosched-ctl")
 RUN = os.path.join(BUILD, "libruntime/launcher/cosched-run")
@@ -229,7 +231,8 @@ class Job:
 class ResourceManager:
     """cosched-rm in the foreground on a private socket; stopped (and checked) by stop()."""
 
-    def __init__(self, *extra, cpus="0-1", policy="equip", quantum_ms=100, user=None, lock_dir=None):
+    def __init__(self, *extra, cpus="0-1", policy="equip", quantum_ms=100, user=None, lock_dir=None, env=None,
+                 start_timeout=10):
         self.dir = tempfile.mkdtemp(prefix="cosched-it-")
         if user is not None:
             os.chown(self.dir, user, user)
@@ -241,9 +244,9 @@ class ResourceManager:
         self._err = open(self.messages, "w")
         # One RM per CPU is enforced through lock files (docs/usage.md): each test RM has its own lock
         # directory unless a test shares one on purpose, so the RMs a test starts never refuse each other.
-        env = dict(os.environ, COSCHED_LOCK_DIR=lock_dir or os.path.join(self.dir, "locks"))
+        env = dict(os.environ, COSCHED_LOCK_DIR=lock_dir or os.path.join(self.dir, "locks"), **(env or {}))
         self.proc = subprocess.Popen(cmd, stdout=self._err, stderr=subprocess.STDOUT, env=env)
-        wait_for(lambda: os.path.exists(self.socket) or self.proc.poll() is not None, timeout=10,
+        wait_for(lambda: os.path.exists(self.socket) or self.proc.poll() is not None, timeout=start_timeout,
                  what="the RM socket")
         if self.proc.poll() is not None:
             raise AssertionError(f"cosched-rm exited at start: {self.messages_text()}")

@@ -62,6 +62,30 @@ class AccessModel(RmTestCase):
         rm.ctl("policy", "pdpa")
         self.assertEqual(rm.status()["policy"], "pdpa")
 
+    def test_a_user_releases_only_their_own_jobs(self):
+        rm = self.node_rm()
+        mine = self.start_job([program("amdahl-clang")] + LONG, rm, request=2)
+        theirs = self.start_job([program("amdahl-clang")] + LONG, rm, request=2, user=NOBODY)
+        wait_for(lambda: all((rm.job(j.pid) or {}).get("allocated") == 1 for j in (mine, theirs)),
+                 what="both jobs admitted at 1 CPU")
+        my_id, their_id = rm.job(mine.pid)["id"], rm.job(theirs.pid)["id"]
+        # nobody may not release root's job: refused, logged, and the job stays managed.
+        r = self.ctl_as_nobody(rm, "release", str(my_id))
+        self.assertNotEqual(r.returncode, 0, "nobody released root's job")
+        self.assertIn("permission denied", r.stderr)
+        self.assertRegex(rm.messages_text(), rf"refused release of job {my_id} \(uid 0\) from pid \d+ uid 65534")
+        self.assertIsNotNone(rm.job(mine.pid))
+        # nobody releases their own: it leaves status, its CPUs go to root's job, and it runs on, unconfined.
+        r = self.ctl_as_nobody(rm, "release", str(their_id))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIsNone(rm.job(theirs.pid))
+        wait_for(lambda: (rm.job(mine.pid) or {}).get("allocated") == 2, what="root's job at 2 CPUs")
+        online = frozenset(range(os.cpu_count()))
+        wait_for(lambda: set(cpus_allowed(theirs.pid).values()) == {online}, timeout=5,
+                 what=f"nobody's released job on every CPU: {cpus_allowed(theirs.pid)}")
+        self.assertIsNone(theirs.proc.poll(), "the released job ended")
+        self.assertNotIn("cosched", cpuset_cgroup(theirs.pid) or "")
+
     def test_a_member_of_the_admin_group_may(self):
         # nobody's primary group (as the harness runs it: gid 65534, "nogroup" on Debian) as the admin group.
         import grp

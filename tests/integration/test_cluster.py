@@ -10,6 +10,11 @@ coordinates them; MPI test jobs span the nodes (each rank registers with the RM 
 - Two modelled nodes of 2 CPUs, two network-heavy jobs (MPI ping-pong, bytes counted by the PMPI wrappers)
   and a light one, one rank per node each: MemBUS pairs each network-heavy job with the light one in most
   rounds and almost never runs the two network-heavy jobs together (the paper's §6 myribench result).
+- Two memory-heavy jobs (BBMA, one process per node each, grouped by `cosched-run --job`, memory traffic
+  app-reported) and a network-heavy one (ping-pong): a BBMA runs next to the ping-pong far more often than
+  next to the other BBMA.
+- A rank that exits (SIGKILL; mpirun --enable-recovery keeps the others running) leaves its node's status
+  within one RM quantum of the RM's own clock, and its job holds one CPU fewer there.
 - Faults: killing cosched-cluster leaves no job stopped (every RM schedules alone within `stale` quanta),
   and an RM killed with SIGKILL makes cosched-cluster end (MPI_Abort) while the other node goes on alone.
 """
@@ -27,11 +32,11 @@ from test_mpi import MpiJob, mpi_missing, mpirun_cmd
 CLUSTER = os.path.join(BUILD, "cluster/cosched-cluster")
 
 
-def node_job(np, sockets_dir, ranks_per_node, args, env=None):
+def node_job(np, sockets_dir, ranks_per_node, args, env=None, options=()):
     """mpirun of `args` where rank r registers with node r // ranks_per_node's RM (rm<node>.sock)."""
     shell = (f'n=$((OMPI_COMM_WORLD_RANK / {ranks_per_node})); '
              f'exec {RUN} --quiet --socket {sockets_dir}/rm$n.sock -- "$@"')
-    return mpirun_cmd(np, ["sh", "-c", shell, "sh"] + list(args), env)
+    return mpirun_cmd(np, ["sh", "-c", shell, "sh"] + list(args), env, options)
 
 
 class ClusterTest(RmTestCase):
@@ -170,6 +175,82 @@ class ClusterTest(RmTestCase):
         self.assertGreater(mixed, 4 * together, f"heavy pair {together} rounds, heavy with light {mixed}")
         for p in heavy + [light]:
             self.assertIsNone(p.poll())
+
+    def test_memory_heavy_jobs_run_next_to_the_network_heavy_one(self):
+        # Two modelled nodes of 2 CPUs. M = 2000 MB/s per node: one BBMA (GB/s of reported traffic, whatever
+        # share of a real CPU it gets here) fills a node's memory by itself; N = 60 MB/s: the ping-pong
+        # (~100+ MB/s per process) fills its network. So after a BBMA at the head the ping-pong is the nearest
+        # to what remains (Algorithm 2), and after the ping-pong a BBMA is.
+        rms = self.nodes(2, "--topology", "core:2 pu:1", "--stop-with", "signal", "--sensor", "app",
+                         "--param", "mem_bw=2000", "--param", "net_bw=60")
+        env = dict(os.environ, OMP_NUM_THREADS="1")
+        for key in ("bbma-a", "bbma-b"):
+            for node in range(2):
+                cmd = [RUN, "--quiet", "--socket", os.path.join(self.dir, f"rm{node}.sock"), "--job", key, "--",
+                       program("bbma"), "--seconds", "600", "--quiet"]
+                self.procs.append(subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT,
+                                                   start_new_session=True))
+        pingpong = self.spawn(node_job(2, self.dir, 1, [program("mpi-pingpong"), "65536", "600", "4"],
+                                       {"OMP_NUM_THREADS": "1"}))
+        wait_for(lambda: len(self.mpi_pids(rms)) == 3 and all(len(p) == 2 for p in self.mpi_pids(rms).values()),
+                 timeout=40, what="two BBMA jobs and the ping-pong on both nodes")
+        self.coordinator(2)
+        wait_for(lambda: len(self.traces(2)[0]) >= 24, timeout=60, what="24 rounds")
+        # The sensors saw what the test is about: BBMA's reported bytes, the ping-pong's counted payload.
+        jobs = {j["job_key"]: j for j in rms[0].status()["jobs"]}
+        self.assertEqual(jobs["bbma-a"]["bandwidth"]["source"], "app-reported", jobs["bbma-a"])
+        ping = next(j for k, j in jobs.items() if k.startswith("ompi:"))
+        self.assertGreater(ping["net_bytes_per_s"] or 0, 0, ping)
+        memory_pair = memory_with_network = 0
+        for r in self.traces(2)[0][6:]:  # after the window has samples of every job
+            running = set(r["running"])
+            bbmas = len(running & {"bbma-a", "bbma-b"})
+            if bbmas == 2:
+                memory_pair += 1
+            elif bbmas == 1 and any(k.startswith("ompi:") for k in running):
+                memory_with_network += 1
+        print(f"BBMA with BBMA in {memory_pair} rounds, BBMA with the ping-pong in {memory_with_network}")
+        self.assertGreater(memory_with_network, 2 * memory_pair,
+                           f"BBMA with BBMA {memory_pair} rounds, BBMA with the ping-pong {memory_with_network}")
+        self.assertIsNone(pingpong.poll())
+
+    def test_a_rank_that_exits_frees_its_cpus_within_a_quantum(self):
+        rms = self.nodes(2, "--topology", "core:2 pu:1", "--stop-with", "signal")
+        env = {"OMP_NUM_THREADS": "1"}
+        # Job J: four ranks, two per node (2 CPUs on each node); job K: one rank per node. With
+        # --enable-recovery, mpirun lets J's other ranks run on when one dies.
+        self.spawn(node_job(4, self.dir, 2, [program("mpi-hybrid"), "100000", "4096", "10", "0"], env,
+                            options=["--enable-recovery"]))
+        self.spawn(node_job(2, self.dir, 1, [program("mpi-hybrid"), "100000", "4096", "10", "0"], env))
+        wait_for(lambda: sorted(len(p) for p in self.mpi_pids(rms).values()) == [2, 4], timeout=40,
+                 what="a job of four ranks and one of two")
+        self.coordinator(2)
+        wait_for(lambda: len(self.traces(2)[0]) >= 4, timeout=30, what="four rounds")
+        node0 = rms[0]
+
+        def job_j(status):
+            """J's processes on node 0: the key with two of them there (K has one per node)."""
+            keys = [j["job_key"] for j in status["jobs"]]
+            return [j for j in status["jobs"] if keys.count(j["job_key"]) == 2]
+
+        before = node0.status()
+        ranks = {e["rank"]: e for e in job_j(before)}
+        self.assertEqual(sorted(ranks), [0, 1])
+        self.assertEqual(sum(e["allocated"] for e in ranks.values()), 2, ranks)
+        victim = ranks[1]
+        t_alive = node0.status()["uptime_s"]  # the rank is alive at this instant of the RM's clock
+        os.kill(victim["pid"], signal.SIGKILL)
+        quantum = before["quantum_ms"] / 1000.0
+        after = wait_for(lambda: (lambda s: s if s["uptime_s"] >= t_alive + quantum else None)(node0.status()),
+                         timeout=10, what="one RM quantum after the kill")
+        self.assertNotIn(victim["pid"], [j["pid"] for j in after["jobs"]], "the dead rank is still in status")
+        left = [j for j in after["jobs"] if j["job_key"] == victim["job_key"]]
+        self.assertEqual([j["rank"] for j in left], [0])
+        self.assertEqual(left[0]["allocated"], 1, "the job still holds the dead rank's CPU")
+        departed = node0.request({"cmd": "why", "job": victim["id"]})["decisions"]
+        self.assertEqual(departed[-1]["event"], "departure", departed)
+        print(f"rank freed {departed[-1]['t'] - t_alive:.3f} s (RM clock) after the last status that saw it alive")
+        self.assertLessEqual(departed[-1]["t"] - t_alive, quantum, departed[-1])
 
     def test_faults_leave_no_job_stopped(self):
         rms = self.nodes(2, "--stop-with", "signal", cpus=["0", "1"])

@@ -5,7 +5,9 @@ cosched-run, which preloads libcosched_mpi.
 - The ranks of one mpirun register under one job id (Open MPI's job key); the policy sees one job whose
   allocation is split among its ranks, and each rank's OpenMP team (seen inside its regions) follows its share:
   4 each while the job is alone on 8 modelled CPUs, 2 each once another job takes half.
-- The PMPI wrappers' byte counts in status equal what the program itself says it sent and received.
+- The PMPI wrappers' byte counts in status equal what the program itself says it sent and received: a
+  hybrid program's exchanges, and a program that makes one call of every kind counted (v-collectives,
+  nonblocking point to point and collectives, matched receives, scans) with sizes that differ by rank.
 - Under gang scheduling both ranks are stopped and resumed together: /proc/PID/stat of the two ranks, sampled
   side by side, almost never disagrees while the job is stopped, and every decision gives both the same state.
 - `cosched-run --job ID` makes two non-MPI processes one job; a register_rank frame with a bad key is refused.
@@ -37,10 +39,10 @@ def mpi_missing():
     return None
 
 
-def mpirun_cmd(np, args, env=None):
+def mpirun_cmd(np, args, env=None, options=()):
     """mpirun with what a root test needs: --allow-run-as-root, --oversubscribe (more ranks than CPUs), no
-    binding (the RM places the ranks), and each -x variable passed to the ranks."""
-    cmd = [MPIRUN, "-np", str(np), "--bind-to", "none", "--oversubscribe"]
+    binding (the RM places the ranks), each -x variable passed to the ranks, and `options` of mpirun's own."""
+    cmd = [MPIRUN, "-np", str(np), "--bind-to", "none", "--oversubscribe"] + list(options)
     if os.geteuid() == 0:
         cmd.append("--allow-run-as-root")
     for k, v in (env or {}).items():
@@ -142,6 +144,21 @@ class MpiTest(RmTestCase):
                      timeout=3, what=f"rank {r}: status bytes equal to {expect}")
         self.assertEqual(job.proc.wait(timeout=60), 0)
         wait_for(lambda: not ranks_of(rm), what="both ranks gone from status")
+
+    def test_every_counted_call_is_counted_as_documented(self):
+        # Three ranks, so that every rooted call has a root distinct from the others; each rank prints its own
+        # count by docs/usage.md's rules and holds 3 s before MPI_Finalize.
+        rm = self.start_rm(policy="equip")
+        job = self.start_mpi(3, rm.socket, [program("mpi-netcount"), "3"], launcher=["--quiet"])
+        for r in (0, 1, 2):
+            expect = wait_for(lambda: job.counted(r), timeout=60, what=f"rank {r}'s own count")
+            got = wait_for(lambda: (lambda j: j if j and (j["net_bytes_out"], j["net_bytes_in"]) == expect else None)(
+                ranks_of(rm).get(r)), timeout=3, what=f"rank {r}: status bytes equal to {expect}")
+            self.assertGreater(got["net_messages"], 20)
+        totals = [job.counted(r) for r in (0, 1, 2)]
+        # Logical payload balances: what the ranks sent is what they received.
+        self.assertEqual(sum(o for o, _ in totals), sum(i for _, i in totals), totals)
+        self.assertEqual(job.proc.wait(timeout=60), 0)
 
     def test_gang_stops_and_resumes_both_ranks_together(self):
         # Two CPUs, gang: the MPI job (2 ranks × 1 thread = 2 CPUs, one row) alternates with a 2-CPU job.

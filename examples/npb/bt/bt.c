@@ -14,6 +14,7 @@
 #include "npb_iteration.h"
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #define BT_EPSILON 1e-8 /* relative tolerance of the spec's verification */
@@ -55,6 +56,22 @@ static void time_step(struct bt_state *s)
     bt_add(s);
 }
 
+/* Memory traffic of one time step (docs/npb.md, "Memory traffic per iteration"; reads once, writes twice),
+ * N = n^3 points, whole arrays (faces included): the derived quantities read u (5 doubles a point) and write
+ * rho_i, the three velocities, square and qs (136N); the stencil reads forcing, u and those six and writes rhs
+ * (128N + 80N); each of the three line solves reads u and updates rhs (120N; the per-thread line work arrays
+ * stay cached); the update reads rhs and updates u (120N). Mirrors time_step. */
+static uint64_t bt_traffic(int n)
+{
+    const uint64_t points = (uint64_t)n * n * n;
+    const uint64_t field = 8 * points, state = BT_VARS * field;  /* one per-point array; u, rhs or forcing */
+    const uint64_t derived = state + 2 * 6 * field;
+    const uint64_t stencil = state + state + 6 * field + 2 * state;
+    const uint64_t solves = 3 * (state + 2 * state);
+    const uint64_t update = 2 * state + state;
+    return derived + stencil + solves + update;
+}
+
 int main(int argc, char **argv)
 {
     static const struct npb_program program = {
@@ -80,11 +97,15 @@ int main(int argc, char **argv)
     time_step(&s);
     bt_initialize(&s);
 
+    const uint64_t traffic = bt_traffic(n);
+    npb_print_traffic(traffic);
+
     double start = npb_seconds();
     for (int step = 1; step <= iterations; step++) {
         NPB_ITERATION_BEGIN();
         time_step(&s);
         NPB_ITERATION_END();
+        NPB_REPORT_BYTES(traffic);
     }
     double seconds = npb_seconds() - start;
 

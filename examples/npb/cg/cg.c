@@ -13,6 +13,7 @@
 #include "npb_random.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -121,6 +122,23 @@ static double power_step(int n, struct cg_vectors *v, double shift)
     return shift + 1.0 / x_dot_z;
 }
 
+/* Memory traffic of one outer iteration (docs/npb.md, "Memory traffic per iteration"; reads once, writes
+ * twice): the matrix (8-byte values, 4-byte columns, 8-byte row offsets) is read by 26 products, 25 CG steps
+ * and the residual; each sweep over a work vector of n doubles counts once per vector read (p, gathered by
+ * the product, counts once) and twice per vector written. Mirrors conjugate_gradient and power_step. */
+static uint64_t cg_traffic(int n, long nonzeros)
+{
+    const uint64_t vector = 8 * (uint64_t)n;
+    const uint64_t matrix = 12 * (uint64_t)nonzeros + 8 * ((uint64_t)n + 1);
+    const uint64_t start = vector * (1 + 2 * 4);         /* reads x; writes q, z, r, p */
+    const uint64_t step = matrix + vector * (1 + 2)      /* q = A p: reads p, writes q */
+                          + vector * (2 + 2 * 2)         /* z += alpha p, r -= alpha q */
+                          + vector * (1 + 2);            /* p = r + beta p */
+    const uint64_t residual = matrix + vector * 2;       /* x - A z */
+    const uint64_t power = vector * 2 + vector * (1 + 2); /* x.z and z.z; x = z / ||z|| */
+    return start + CG_STEPS * step + residual + power;
+}
+
 static void set_all(int n, double *x, double value)
 {
 #pragma omp parallel for schedule(static)
@@ -166,6 +184,9 @@ int main(int argc, char **argv)
     power_step(n, &v, cls->shift);
     set_all(n, v.x, 1.0);
 
+    const uint64_t traffic = cg_traffic(n, a.nonzeros);
+    npb_print_traffic(traffic);
+
     double zeta = 0.0;
     double start = npb_seconds();
     for (int it = 1; it <= iterations; it++) {
@@ -173,6 +194,7 @@ int main(int argc, char **argv)
         double residual = conjugate_gradient(&a, &v);
         zeta = power_step(n, &v, cls->shift);
         NPB_ITERATION_END();
+        NPB_REPORT_BYTES(traffic);
         printf("  iteration %2d  ||r|| = %20.14e  zeta = %20.13e\n", it, residual, zeta);
     }
     double seconds = npb_seconds() - start;

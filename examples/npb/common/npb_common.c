@@ -137,6 +137,12 @@ bool npb_check_relative(const char *what, double value, double reference, double
     return ok;
 }
 
+void npb_print_traffic(uint64_t bytes_per_iteration)
+{
+    printf(" Memory traffic  = %llu bytes per iteration (model)\n", (unsigned long long)bytes_per_iteration);
+    fflush(stdout); /* a line for whoever reads the output while the kernel runs */
+}
+
 int npb_report(const struct npb_result *r)
 {
     printf("\n %s Benchmark Completed.\n", r->kernel);

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* Exit statuses shared by all kernels (tests rely on them). */
 enum npb_exit_status {
@@ -43,6 +44,14 @@ void *npb_alloc(size_t bytes, const char *what);
 /* Prints one verification line ("  <what>: computed, reference, relative error") and returns whether
  * |value - reference| / |reference| <= epsilon (the form every NPB verification uses). */
 bool npb_check_relative(const char *what, double value, double reference, double epsilon);
+
+/* The memory traffic of one outer iteration by the kernel's model (docs/npb.md, "Memory traffic per
+ * iteration"): the bytes its sweeps move between memory and the caches when no array stays cached from one
+ * sweep to the next, reads counted once and writes twice (the line is fetched, then written back); data a
+ * thread reuses within a sweep (stack buffers, line work arrays, gathered vectors) counts once or, when it
+ * stays cached across iterations, not at all. Printed at start: " Memory traffic  = <bytes> bytes per
+ * iteration (model)". */
+void npb_print_traffic(uint64_t bytes_per_iteration);
 
 /* The result of a run, printed by npb_report. */
 struct npb_result {

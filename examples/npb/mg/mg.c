@@ -10,6 +10,7 @@
 #include "npb_iteration.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #define MG_EPSILON 1e-8
@@ -61,6 +62,36 @@ static void v_cycle(struct mg_hierarchy *h, const struct mg_grid *v)
     mg_smooth(&h->r[top], &h->u[top], &smoother_s);
 }
 
+/* Bytes of the grid of level k: (2^k + 2)^3 doubles, ghosts included. */
+static uint64_t grid_bytes(int k)
+{
+    const uint64_t side = (1u << k) + 2;
+    return 8 * side * side * side;
+}
+
+/* Memory traffic of one outer iteration (docs/npb.md, "Memory traffic per iteration"; reads once, writes
+ * twice, whole grids per sweep; the ghost exchanges touch faces only and are left out). Mirrors v_cycle and
+ * the residual after it: restrict r_k → r_{k-1} reads G_k and writes G_{k-1}; zeroing writes; prolongation
+ * reads the coarse grid and updates the fine one; the residual reads u and v and writes r (in place, v = r:
+ * reads u, updates r); the smoother reads r and updates u. */
+static uint64_t mg_traffic(int top)
+{
+    uint64_t b = 0;
+    for (int k = top; k > 1; k--)
+        b += grid_bytes(k) + 2 * grid_bytes(k - 1);           /* restrict */
+    b += 2 * grid_bytes(1) + 3 * grid_bytes(1);               /* zero u_1; smooth */
+    for (int k = 2; k < top; k++)
+        b += 2 * grid_bytes(k)                                /* zero u_k */
+             + grid_bytes(k - 1) + 2 * grid_bytes(k)          /* prolongate */
+             + 3 * grid_bytes(k)                              /* residual in place */
+             + 3 * grid_bytes(k);                             /* smooth */
+    b += grid_bytes(top - 1) + 2 * grid_bytes(top)            /* prolongate to the finest grid */
+         + 4 * grid_bytes(top)                                /* r = v - A u */
+         + 3 * grid_bytes(top);                               /* smooth */
+    b += 4 * grid_bytes(top);                                 /* the residual after the cycle */
+    return b;
+}
+
 int main(int argc, char **argv)
 {
     static const struct npb_program program = {
@@ -94,6 +125,9 @@ int main(int argc, char **argv)
     mg_zero(&h.u[top]);
     mg_initial_rhs(&v);
 
+    const uint64_t traffic = mg_traffic(top);
+    npb_print_traffic(traffic);
+
     double start = npb_seconds();
     mg_residual(&h.u[top], &v, &h.r[top], &operator_a);
     for (int it = 1; it <= iterations; it++) {
@@ -101,6 +135,7 @@ int main(int argc, char **argv)
         v_cycle(&h, &v);
         mg_residual(&h.u[top], &v, &h.r[top], &operator_a);
         NPB_ITERATION_END();
+        NPB_REPORT_BYTES(traffic);
     }
     const double norm = mg_norm2(&h.r[top]);
     double seconds = npb_seconds() - start;

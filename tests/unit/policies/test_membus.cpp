@@ -87,8 +87,8 @@ Snapshot three_jobs() {
   for (int i : {0, 1}) {
     s.jobs[i].bandwidth.push({0.0, 800e6, 1});
   }
-  s.jobs[2].network.valid = true;
-  s.jobs[2].network.bytes_per_s = 300e6;
+  s.jobs[2].network.source = "pmpi";
+  s.jobs[2].network.push({s.now, 300e6, 1});
   return s;
 }
 

@@ -160,8 +160,16 @@ TEST(Papi, CountsAnotherProcessOrSaysWhyNot) {
   EXPECT_LT(rate, 2.2e9);
 }
 
+SensorOptions spec(const std::string& sensor, std::vector<std::string> observe = {}, std::string papi = {}) {
+  SensorOptions o;
+  o.sensor = sensor;
+  o.observe = std::move(observe);
+  o.papi_event = std::move(papi);
+  return o;
+}
+
 TEST(Detect, AutoAlwaysEndsWithTheCounterFreeSensor) {
-  auto s = make_sensor_set("auto", Calibration{});
+  auto s = make_sensor_set(spec("auto"), Calibration{});
   ASSERT_TRUE(s) << s.error().message;
   const auto chain = s->chain();
   ASSERT_GE(chain.size(), 2u);
@@ -179,15 +187,44 @@ TEST(Detect, AutoAlwaysEndsWithTheCounterFreeSensor) {
 }
 
 TEST(Detect, SpecsAndErrors) {
-  EXPECT_EQ(make_sensor_set("app", Calibration{})->backend(), "app-reported");
-  EXPECT_EQ(make_sensor_set("counter-free", Calibration{})->backend(), "counter-free");
-  EXPECT_EQ(make_sensor_set("none", Calibration{})->backend(), "none");
-  auto bad = make_sensor_set("magic", Calibration{});
+  EXPECT_EQ(make_sensor_set(spec("app"), Calibration{})->backend(), "app-reported");
+  EXPECT_EQ(make_sensor_set(spec("counter-free"), Calibration{})->backend(), "counter-free");
+  EXPECT_EQ(make_sensor_set(spec("none"), Calibration{})->backend(), "none");
+  auto bad = make_sensor_set(spec("magic"), Calibration{});
   ASSERT_FALSE(bad);
   EXPECT_NE(bad.error().message.find("auto, perf_event"), std::string::npos);
-  auto missing = make_sensor_set("replay:/nonexistent", Calibration{});
+  auto missing = make_sensor_set(spec("replay:/nonexistent"), Calibration{});
   ASSERT_FALSE(missing);
   EXPECT_EQ(missing.error().code, Errc::io_error);
+}
+
+TEST(Detect, ObserversAreListedAndNeverInTheChain) {
+  auto s = make_sensor_set(spec("counter-free", {"app"}), Calibration{});
+  ASSERT_TRUE(s) << s.error().message;
+  EXPECT_EQ(s->chain(), std::vector<std::string>{"counter-free"});
+  EXPECT_EQ(s->observers(), std::vector<std::string>{"app-reported"});
+  EXPECT_EQ(s->status_json()["observed"][0], "app-reported");
+  for (const char* wrong : {"auto", "none", "magic"}) {
+    auto b = make_sensor_set(spec("counter-free", {wrong}), Calibration{});
+    ASSERT_FALSE(b) << wrong;
+    EXPECT_NE(b.error().message.find(std::string("--also-sensor ") + wrong), std::string::npos) << b.error().message;
+  }
+}
+
+TEST(Papi, ANamedEventReplacesThePresets) {
+  EXPECT_EQ(Papi::cache_misses().events, (std::vector<std::string>{"PAPI_L3_TCM", "PAPI_L2_TCM"}));
+  const PapiSpec named = Papi::cache_misses("perf::LLC-LOAD-MISSES");
+  EXPECT_EQ(named.events, std::vector<std::string>{"perf::LLC-LOAD-MISSES"});
+  EXPECT_EQ(named.bytes_per_count, Papi::cache_misses().bytes_per_count);  // one line per count
+  // An event this machine cannot count is one error naming it, under --sensor papi, and a reason under auto.
+  auto s = make_sensor_set(spec("papi", {}, "NO_SUCH_EVENT_X"), Calibration{});
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.error().message.find("NO_SUCH_EVENT_X"), std::string::npos) << s.error().message;
+  auto a = make_sensor_set(spec("auto", {}, "NO_SUCH_EVENT_X"), Calibration{});
+  ASSERT_TRUE(a);
+  bool named_in_reason = false;
+  for (const auto& u : a->unavailable()) named_in_reason |= u.name == "papi" && u.why.find("NO_SUCH_EVENT_X") != std::string::npos;
+  EXPECT_TRUE(named_in_reason);
 }
 
 }  // namespace
