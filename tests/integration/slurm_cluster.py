@@ -8,7 +8,10 @@ touches a system Slurm. The processes are this object's children, and stop() sto
     cluster.stop()
 
 Failing to start raises AssertionError with the daemons' logs: a test that needs Slurm fails, never skips.
+The daemons get SIGTERM when the process that started them dies (PR_SET_PDEATHSIG), so a test killed by
+CTest's timeout leaves no Slurm running.
 """
+import ctypes
 import os
 import re
 import shutil
@@ -20,6 +23,15 @@ import time
 
 NODE = socket.gethostname().split(".")[0]
 SLURM_BINARIES = ("munged", "slurmctld", "slurmd", "sbatch", "squeue", "scontrol", "scancel", "sinfo")
+
+
+_PR_SET_PDEATHSIG = 1
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+def _die_with_parent():
+    # In the child, before exec: SIGTERM when the thread that started it exits (for whatever reason).
+    _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
 
 
 def free_port():
@@ -108,7 +120,7 @@ class SlurmCluster:
     def _spawn(self, name, argv):
         log = open(os.path.join(self.dir, "log", f"{name}.out"), "w")
         self.procs[name] = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, env=self.env,
-                                            stdin=subprocess.DEVNULL)
+                                            stdin=subprocess.DEVNULL, preexec_fn=_die_with_parent)
         log.close()
 
     def _start(self):
