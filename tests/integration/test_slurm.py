@@ -146,6 +146,13 @@ class CoschedJobs(SlurmTestCase):
         self.assertEqual(sorted(c for j in jobs.values() for c in j["cpus"]), [0, 1])
         self.assertEqual(self.cluster.state(a), "RUNNING")
         self.assertEqual(self.cluster.state(b), "RUNNING")
+        # The status table shows the Slurm job ids by default on a Slurm node.
+        table = subprocess.run([CTL, "--socket", rm.socket, "status"], capture_output=True, text=True,
+                               check=True).stdout.splitlines()
+        at = next(i for i, line in enumerate(table) if line.startswith("JOB"))
+        column = table[at].split().index("SLURM_JOB")
+        shown = {int(line.split()[column]) for line in table[at + 1:] if line.split()[:1] != []}
+        self.assertEqual(shown, {a, b}, "\n".join(table))
         # Inside the programs: one thread each, on the CPU status names (from the second iteration after the
         # grant: the one under way when it came may have begun with the old team).
         seen = {job: len(probe_lines(self.read(out))) for job, out in ((a, a_out), (b, b_out))}
