@@ -16,9 +16,13 @@ mean response time, makespan and CPU utilisation (the CPU time the jobs' process
 whether every job verified (NPB's own check).
 
     bench/slurm/compare.py --jobs 6 --class W --out /tmp/slurm-bench
+
+A long measurement can be split into several calls (each with its own --out, the same workload options) and
+summarised together: `compare.py --combine DIR1 DIR2 ...` reports the medians over all their runs.
 """
 import argparse
 import json
+import shutil
 import statistics
 import os
 import subprocess
@@ -122,6 +126,13 @@ def run_config(name, args, workload, catalog, build, out_root):
             rm.terminate()
             rm.wait(timeout=20)
         cluster.stop()
+        # The RM's log and decisions stay with the run's results; the rest (its socket, the prolog) goes.
+        kept = os.path.join(out_root, name)
+        if os.path.isdir(kept):
+            for src, dst in (("rm.err", "cosched-rm.log"), ("decisions.jsonl", "cosched-rm-decisions.jsonl")):
+                if os.path.exists(os.path.join(tmp, src)):
+                    shutil.copy(os.path.join(tmp, src), os.path.join(kept, dst))
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def main():
@@ -136,7 +147,11 @@ def main():
                    help="run the configurations in turn this many times and report medians (default 1)")
     p.add_argument("--build", default=os.path.join(ROOT, "build/release"), help="cosched build tree")
     p.add_argument("--out", default=None, help="where the runs go (default: a new temporary directory)")
+    p.add_argument("--combine", nargs="+", metavar="DIR",
+                   help="run nothing: report the medians over the runs of earlier calls' --out directories")
     args = p.parse_args()
+    if args.combine:
+        return combine(p, args.combine)
     kernels = args.kernels.split(",")
     configs = args.configs.split(",")
     for c in configs:
@@ -155,20 +170,50 @@ def main():
             runs[c].append(run_config(c, args, workload, catalog, args.build,
                                       os.path.join(out_root, f"rep{rep + 1}") if args.repeat > 1 else out_root))
             print(f"{c}: {json.dumps(runs[c][-1])}", flush=True)
-    results = {c: {k: statistics.median(r[k] for r in rs) for k in rs[0]} for c, rs in runs.items()}
-    base = results.get("exclusive")
-    print(f"\n{args.jobs} jobs ({','.join(kernels)} class {args.npb_class}), each asking for {args.cpus} CPUs, "
-          f"submitted at once; node of {args.cpus} CPUs; medians of {args.repeat} run(s)")
-    print(f"{'config':<10} {'mean resp s':>11} {'makespan s':>10} {'busy':>6} {'resp/excl':>9} {'mksp/excl':>9} "
-          f"{'busy/excl':>9} {'verified':>8}")
-    for c, r in results.items():
-        ratio = (lambda k: r[k] / base[k] if base and base[k] else float("nan"))
-        print(f"{c:<10} {r['mean_response']:>11.2f} {r['makespan']:>10.1f} {r['busy']:>6.2f} "
-              f"{ratio('mean_response'):>9.2f} {ratio('makespan'):>9.2f} {ratio('busy'):>9.2f} "
-              f"{r['verified']:>5.0f}/{args.jobs}")
+    results = report(runs, args.jobs, f"{','.join(kernels)} class {args.npb_class}", args.cpus)
     with open(os.path.join(out_root, "compare.json"), "w") as f:
         json.dump({"args": vars(args), "results": results, "runs": runs}, f, indent=1)
     print(f"\nruns: {out_root}")
+
+
+def report(runs, jobs, workload, cpus):
+    """Prints the medians of each configuration's runs, and their ratios against exclusive; returns them."""
+    results = {c: {k: statistics.median(r[k] for r in rs) for k in rs[0]} for c, rs in runs.items() if rs}
+    base = results.get("exclusive")
+    counts = sorted({len(rs) for rs in runs.values() if rs})
+    print(f"\n{jobs} jobs ({workload}), each asking for {cpus} CPUs, submitted at once; node of {cpus} CPUs; "
+          f"medians of {'/'.join(map(str, counts))} run(s) (ranges: min-max)")
+    print(f"{'config':<10} {'mean resp s':>18} {'makespan s':>16} {'busy':>6} {'resp/excl':>9} {'mksp/excl':>9} "
+          f"{'busy/excl':>9} {'verified':>8}")
+    for c, r in results.items():
+        ratio = (lambda k: r[k] / base[k] if base and base[k] else float("nan"))
+        span = (lambda k, f: f"{min(x[k] for x in runs[c]):{f}}-{max(x[k] for x in runs[c]):{f}}")
+        print(f"{c:<10} {r['mean_response']:>6.2f} ({span('mean_response', '.1f'):>9}) "
+              f"{r['makespan']:>5.1f} ({span('makespan', '.0f'):>7}) {r['busy']:>6.2f} "
+              f"{ratio('mean_response'):>9.2f} {ratio('makespan'):>9.2f} {ratio('busy'):>9.2f} "
+              f"{r['verified']:>5.0f}/{jobs}")
+    return results
+
+
+def combine(parser, dirs):
+    runs = {}
+    shape = None
+    for d in dirs:
+        path = os.path.join(d, "compare.json")
+        try:
+            with open(path) as f:
+                data = json.load(f)
+        except (OSError, ValueError) as e:
+            parser.error(f"--combine: {path}: {e}")
+        a = data["args"]
+        this = (a["jobs"], a["kernels"], a["npb_class"], a["cpus"])
+        if shape is not None and this != shape:
+            parser.error(f"--combine: {path}: another workload ({this} against {shape})")
+        shape = this
+        for c, rs in data["runs"].items():
+            runs.setdefault(c, []).extend(rs)
+    order = [c for c in CONFIGS if c in runs]
+    report({c: runs[c] for c in order}, shape[0], f"{shape[1]} class {shape[2]}", shape[3])
 
 
 if __name__ == "__main__":
