@@ -31,7 +31,7 @@ endfunction()
 
 cosched_man_page_of(cosched-rm 8 "the cosched resource manager daemon")
 cosched_man_page_of(cosched-ctl 1 "inspect and steer a running cosched-rm"
-  SUBCOMMANDS status why policy set may-start policies shutdown history)
+  SUBCOMMANDS status why policy set may-start policies shutdown history pairs)
 cosched_man_page_of(cosched-run 1 "run an unmodified OpenMP program under cosched-rm")
 cosched_man_page_of(qsubmit 1 "replay an SWF workload with real jobs under cosched-rm or natively")
 cosched_man_page_of(cosched-sim 1 "replay an SWF workload on a simulated machine with cosched's policies")

@@ -28,4 +28,15 @@ __attribute__((visibility("default"))) void cosched_report_bytes_(const uint64_t
   cosched_report_bytes(bytes != nullptr ? *bytes : 0);
 }
 
+// App-reported work (the co-scheduling policies' progress rate, rm/sensing.cpp reads it): as above.
+__attribute__((visibility("default"))) void cosched_report_work(uint64_t units) {
+  if (!cosched::rt::g_tool.managed.load(std::memory_order_acquire)) return;
+  auto& s = cosched::rt::g_tool.arena->sensors;
+  s.work.fetch_add(units, std::memory_order_relaxed);
+  if (s.reports_work.load(std::memory_order_relaxed) == 0) s.reports_work.store(1, std::memory_order_relaxed);
+}
+__attribute__((visibility("default"))) void cosched_report_work_(const uint64_t* units) {
+  cosched_report_work(units != nullptr ? *units : 0);
+}
+
 }  // extern "C"

@@ -138,7 +138,7 @@ Result<SpeedupModel> to_speedup(const Ctx& ctx, const YAML::Node& n, const std::
 
 Result<App> to_app(const Ctx& ctx, const YAML::Node& n, const std::string& path, std::int64_t executable) {
   if (!n.IsMap()) return ctx.fail(n, path, "expected a map with name, command, ...");
-  if (auto s = check_keys(ctx, n, path, {"name", "command", "class", "speedup", "iteration_s", "period", "team", "bandwidth"});
+  if (auto s = check_keys(ctx, n, path, {"name", "command", "class", "speedup", "iteration_s", "period", "team", "bandwidth", "smt"});
       !s) {
     return s.error();
   }
@@ -191,6 +191,17 @@ Result<App> to_app(const Ctx& ctx, const YAML::Node& n, const std::string& path,
     auto v = bw.IsScalar() ? parse_rate(bw.Scalar()) : Result<double>(make_error(Errc::parse_error, "expected a rate"));
     if (!v) return ctx.fail(bw, path + ".bandwidth", quoted(bw) + " is not a rate in bytes/s (e.g. 750M, 2.5G, 7.5e8)");
     app.bandwidth = *v;
+  }
+  if (const YAML::Node smt = n["smt"]) {
+    if (!smt.IsMap()) return ctx.fail(smt, path + ".smt", "expected a map with intensity and sensitivity");
+    if (auto st = check_keys(ctx, smt, path + ".smt", {"intensity", "sensitivity"}); !st) return st.error();
+    for (const char* key : {"intensity", "sensitivity"}) {
+      if (const YAML::Node v = smt[key]) {
+        auto x = to_number_in(ctx, v, path + ".smt." + key, 0, 10);
+        if (!x) return x.error();
+        (std::string(key) == "intensity" ? app.smt_intensity : app.smt_sensitivity) = *x;
+      }
+    }
   }
   if (const YAML::Node t = n["team"]) {
     // Who decides the team sizes of real runs (docs/usage.md): a program known to adapt to any team size

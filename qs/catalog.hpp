@@ -58,6 +58,11 @@ struct App {
   // YAML `bandwidth`: memory traffic of one thread of the program running alone, bytes/s ("750M", 7.5e8), for
   // the simulator's contention model and its app-reported sensor (docs/simulator.md, "Memory contention").
   std::optional<double> bandwidth;
+  // YAML `smt: {intensity: X, sensitivity: Y}`: how the program shares an SMT core, for the simulator's
+  // shared-core model (docs/simulator.md, "SMT cores"): running next to co-runners of intensities x_j on one
+  // core it is slowed by 1 + sensitivity × Σ x_j. Both in [0, 10]; absent: 0 (SMT costs it nothing).
+  std::optional<double> smt_intensity;
+  std::optional<double> smt_sensitivity;
   std::string team;                   // YAML `team`: automatic (""), malleable or fixed: cosched-run's option
   std::int64_t line = 0;              // where the entry starts in the YAML file
 };

@@ -84,6 +84,40 @@ std::optional<double> normalized_throughput(const std::vector<const JobRecord*>&
   return ideal / response;
 }
 
+// The multiprogram metrics of Feliu's thesis (§3.4, after Eyerman and Eeckhout), over the completed jobs with a
+// known run time alone (SWF field 4, `ideal`): a job's slowdown is its turnaround in the mix — end − start,
+// time stopped by time sharing included (§3.4: "including the time where the process is not scheduled") —
+// over its time alone.
+//   STP = Σ_i T_i^alone / T_i^together            (eq. 3.5: the sum of the speedups)
+//   ANTT = (1/N) Σ_i T_i^together / T_i^alone     (eq. 3.6)
+//   Unfairness = max_i slowdown_i / min_i slowdown_i   (eq. 3.7)
+struct MixMetrics {
+  std::optional<double> stp, antt, unfairness;
+  int jobs = 0;
+};
+
+MixMetrics mix_metrics(const std::vector<const JobRecord*>& jobs) {
+  MixMetrics m;
+  double stp = 0;
+  double antt = 0;
+  double lo = 0;
+  double hi = 0;
+  for (const JobRecord* j : jobs) {
+    if (j->ideal <= 0 || j->execution() <= 0) continue;
+    const double slowdown = j->execution() / j->ideal;
+    stp += 1 / slowdown;
+    antt += slowdown;
+    lo = m.jobs == 0 ? slowdown : std::min(lo, slowdown);
+    hi = m.jobs == 0 ? slowdown : std::max(hi, slowdown);
+    ++m.jobs;
+  }
+  if (m.jobs == 0) return m;
+  m.stp = stp;
+  m.antt = antt / m.jobs;
+  m.unfairness = hi / lo;
+  return m;
+}
+
 nlohmann::json number_or_null(std::optional<double> v) {
   if (v && std::isfinite(*v)) return *v;
   return nullptr;
@@ -186,6 +220,14 @@ nlohmann::json group_stats(const std::vector<const JobRecord*>& jobs, const Run&
       number_or_null(capacity > 0 ? std::optional(cpu_seconds * delivered_share / capacity) : std::nullopt);
   g["mean_ml"] = number_or_null(window.length() > 0 ? std::optional(ml_area / window.length()) : std::nullopt);
   g["normalized_throughput"] = number_or_null(normalized_throughput(jobs));
+  const MixMetrics mix = mix_metrics(jobs);
+  g["stp"] = number_or_null(mix.stp);
+  g["antt"] = number_or_null(mix.antt);
+  g["unfairness"] = number_or_null(mix.unfairness);
+  g["mix_jobs"] = mix.jobs;
+  // Eq. 3.1: the longest turnaround (end − start, stopped time included) of the group's completed jobs.
+  g["turnaround"] = number_or_null(execution.empty() ? std::nullopt
+                                                     : std::optional(*std::max_element(execution.begin(), execution.end())));
   return g;
 }
 

@@ -145,6 +145,9 @@ ArenaSensors ArenaHost::read_sensors() const {
   out.clean_team = std::clamp(s.clean_team.load(std::memory_order_relaxed), 0, proto::kMaxCpus);
   out.reports_bytes = s.reports_bytes.load(std::memory_order_relaxed) != 0;
   out.bytes = s.bytes.load(std::memory_order_relaxed);
+  out.reports_work = s.reports_work.load(std::memory_order_relaxed) != 0;
+  out.work = s.work.load(std::memory_order_relaxed);
+  out.regions = a_->job.regions.load(std::memory_order_relaxed);
   return out;
 }
 

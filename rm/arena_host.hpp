@@ -41,6 +41,9 @@ struct ArenaSensors {
   std::uint64_t clean_wait_ns = 0;
   std::uint64_t clean_iterations = 0;
   int clean_team = 0;
+  bool reports_work = false;
+  std::uint64_t work = 0;      // cosched_report_work's running total
+  std::uint64_t regions = 0;   // outermost parallel regions begun
 };
 
 struct ArenaReport {

@@ -41,6 +41,9 @@ struct Config {
   // Slurm (docs/slurm.md): the node whose admission the policy's may_start gates (drain/resume); empty: none.
   std::string slurm_node;
   std::string scontrol = "scontrol";  // the program that drains and resumes it (found in PATH)
+  // Progress rates for the co-scheduling policies (rm/sensors/rates.hpp): auto, app-work, iterations, regions,
+  // replay:FILE.
+  std::string rate_sensor = "auto";
   // Where those three come from when not given as options (rm/sensing.cpp, resolve_calibration): measured
   // at start (--calibrate; saved to calibration_file when one is named too) or read from calibration_file.
   bool calibrate = false;

@@ -28,6 +28,7 @@
 #include "guard.hpp"
 #include "job.hpp"
 #include "policies/policy.hpp"
+#include "sensors/rates.hpp"
 #include "sensors/sensor_set.hpp"
 #include "slurm_gate.hpp"
 #include "register_body.hpp"
@@ -169,6 +170,12 @@ class Daemon {
   std::unique_ptr<policy::Policy> policy_;
   std::unique_ptr<SlurmGate> gate_;  // --slurm-node: the policy's may_start applied to the Slurm node
   sensors::SensorSet sensors_;
+  sensors::RateSensor rates_;
+  std::uint64_t rate_seq_ = 0;  // numbers every progress-rate sample (policy::Rate::seq)
+  // The latest applied Decision::co_schedule: each job's group partners (sensing.cpp: a sample names them),
+  // and whether the policy groups jobs at all (without groups a sample's partners are everyone who ran).
+  std::map<policy::JobId, std::vector<policy::JobId>> partners_;
+  bool grouping_ = false;
   std::string calibration_source_;  // where the counter-free constants came from, for status
   DecisionLog log_;
   AccountingLog accounting_;

@@ -105,11 +105,45 @@ json Daemon::job_json(const Job& j) const {
   o["reports"] = measured(j.perf.seq);
   o["amdahl_f"] = m && j.perf.amdahl_f >= 0 ? json(j.perf.amdahl_f) : json(nullptr);
   o["bandwidth"] = sensors_.job_json(j.id);
+  // The latest progress-rate sample (rm/sensors/rates.hpp), null until the first.
+  if (j.rate.valid()) {
+    o["rate"] = {{"per_s", j.rate.latest.per_s},
+                 {"source", j.rate.latest.source},
+                 {"seconds", j.rate.latest.seconds},
+                 {"at", j.rate.latest.at},
+                 {"with", j.rate.latest.with},
+                 {"samples", j.rate.seq}};
+  } else {
+    o["rate"] = nullptr;
+  }
   // The memory traffic the program reported through cosched_report_bytes, in all since it started (null when
   // it never called it): what the app-reported sensor turns into bytes/s, as the job wrote it.
   const ArenaSensors c = j.arena->read_sensors();
   o["bytes_reported"] = c.reports_bytes ? json(c.bytes) : json(nullptr);
   return o;
+}
+
+// What a co-scheduling policy learned (cosched-ctl pairs reads it from status --json).
+static json pairs_json(const policy::PairsReport& r) {
+  json entries = json::array();
+  for (const auto& e : r.entries) {
+    entries.push_back({{"job", e.job}, {"with", e.with}, {"slowdown", e.slowdown}, {"samples", e.samples}, {"at", e.at}});
+  }
+  json jobs = json::array();
+  for (const auto& j : r.jobs) {
+    jobs.push_back({{"id", j.id},
+                    {"progress", j.progress},
+                    {"alone_per_s", j.alone > 0 ? json(j.alone) : json(nullptr)},
+                    {"source", j.source},
+                    {"quanta_since_estimate", j.since_estimate},
+                    {"expired", j.expired},
+                    {"last_ratio", j.last_ratio >= 0 ? json(j.last_ratio) : json(nullptr)}});
+  }
+  return {{"model", r.model},
+          {"entries", entries},
+          {"jobs", jobs},
+          {"exploration", {{"quanta", r.quanta}, {"explored", r.explored}, {"predicted_cost", r.exploration_cost},
+                           {"every", r.explore_every}}}};
 }
 
 json Daemon::status_json() const {
@@ -133,6 +167,8 @@ json Daemon::status_json() const {
           {"enforcement", enforcer_->name()},
           {"stopping", stopper_->name()},
           {"sensor", sensor_status_json()},
+          {"rate_sensor", rates_.spec()},
+          {"pairs", [&] { auto r = policy_->pairs(); return r ? pairs_json(*r) : json(nullptr); }()},
           {"quantum_ms", cfg_.quantum_ms},
           {"baseline", baseline_wanted()},
           {"uptime_s", now()},

@@ -237,6 +237,7 @@ policy::Snapshot Daemon::snapshot(policy::Event event, policy::JobId subject) {
     for (const Job* m : u.members) processes.push_back(m->id);
     v.bandwidth = sensors_.bandwidth(processes);
     v.network = sensors_.network(processes);
+    v.rate = j.rate;
     if (j.gang != 0 && u.members.size() > 1) {
       // A job of several processes: what they ask for together, the allocation they share. A rank's speedup
       // is not the job's (measured at its share, with its partners' pace), so it reports none.
@@ -318,7 +319,28 @@ void Daemon::apply(const policy::Decision& d, policy::Event event, policy::JobId
     reqs.push_back({u.id, want, current, allowed_cpus(u.members)});
     unit_of[u.id] = &u;
   }
-  auto placed = place(topo_.order(), reqs);
+  auto placed = place_with_groups(topo_.order(), topo_.core_of(), reqs, d.co_schedule);
+  // Each job's group partners (sensing.cpp: a progress-rate sample names them); an interval is sampled with
+  // one set of partners only.
+  std::map<policy::JobId, std::vector<policy::JobId>> partners;
+  bool groups_changed = false;
+  for (const auto& g : d.co_schedule) {
+    for (policy::JobId id : g) {
+      for (policy::JobId o : g) {
+        if (o != id) partners[id].push_back(o);
+      }
+    }
+  }
+  for (auto& [id, j] : jobs_) {
+    auto now_p = partners.find(view_id(j));
+    auto was_p = partners_.find(view_id(j));
+    const bool same = (now_p == partners.end() ? std::vector<policy::JobId>{} : now_p->second) ==
+                      (was_p == partners_.end() ? std::vector<policy::JobId>{} : was_p->second);
+    if (!same) j.sensor_mark.open = false;
+    groups_changed = groups_changed || !same;
+  }
+  partners_ = std::move(partners);
+  grouping_ = !d.co_schedule.empty();
 
   bool changed = false;
   // The --log file gets every job in every entry; the in-memory history only the jobs this decision changed.
@@ -420,7 +442,7 @@ void Daemon::apply(const policy::Decision& d, policy::Event event, policy::JobId
   if (gate_) gate_->apply(may_start_, now());
   if (d.wake_at) arm_wake(*d.wake_at);
 
-  bool noteworthy = changed || ml_changed || event == policy::Event::arrival || event == policy::Event::departure ||
+  bool noteworthy = changed || ml_changed || groups_changed || event == policy::Event::arrival || event == policy::Event::departure ||
                     event == policy::Event::report || event == policy::Event::param_change;
   if (noteworthy) {
     nlohmann::json entry = {{"t", now()},
@@ -429,6 +451,7 @@ void Daemon::apply(const policy::Decision& d, policy::Event event, policy::JobId
                             {"policy", policy_->name()},
                             {"may_start", may_start_},
                             {"may_start_reason", may_start_reason_}};
+    if (!d.co_schedule.empty()) entry["groups"] = d.co_schedule;  // co-runners: SMT siblings / adjacent cores
     if (log_.is_open()) {
       entry["jobs"] = std::move(jobs_json);
       log_.write(entry);

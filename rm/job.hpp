@@ -26,6 +26,7 @@ struct SensorMark {
   int allocation = 0;
   ArenaSensors counters;  // the job's cumulative counters when it opened
   std::uint64_t net_bytes = 0;  // the PMPI wrappers' bytes out + in when it opened
+  std::vector<policy::JobId> group;  // its co-schedule partners when it opened (Decision::co_schedule)
 };
 
 // One line of `cosched-ctl why JOB`.
@@ -91,6 +92,7 @@ struct Job {
   bool team_differs = false;  // the formed team differs from the allocation (noted once in `why` per change)
 
   SensorMark sensor_mark;     // rm/sensing.cpp
+  policy::Rate rate;          // the latest progress-rate sample (rm/sensing.cpp; JobView::rate)
 
   std::deque<WhyEntry> why;   // most recent last, bounded
 

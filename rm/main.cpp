@@ -139,6 +139,11 @@ int main(int argc, char** argv) {
                      ". auto tries perf_event, papi, app-reported (programs calling cosched_report_bytes), "
                      "counter-free (SelfAnalyzer slowdowns), per job in that order; status names the one in use")
       ->capture_default_str();
+  app.add_option("--rate-sensor", cfg.rate_sensor,
+                 "progress rates for the co-scheduling policies (bas, fair, perf-fair, symbiotic): auto "
+                 "(app-reported work, else the SelfAnalyzer's iterations, else parallel regions per second), "
+                 "app-work, iterations, regions, or replay:FILE (rates as a function of the group partners)")
+      ->capture_default_str();
   app.add_option("--also-sensor", cfg.also_sensor,
                  "also run this backend (app, counter-free, perf_event, papi, replay:FILE) on every job and show its "
                  "rate in status (bandwidth.estimates) next to the one in use, for comparison; policies never read "

@@ -21,9 +21,36 @@ struct PlaceRequest {
   CpuSet allowed;     // the only CPUs it may get (a Slurm job: those Slurm gave it); empty: any
 };
 
+// Co-scheduled groups (policy::Decision::co_schedule: SMT symbiosis). A group of jobs shares cores: with SMT
+// a member of width w gets one PU (hardware thread) of each of w of the group's cores — member k the k-th PU of
+// every core, so the members are siblings — and the group takes as many cores as its widest member; without
+// SMT the members get adjacent cores, one block after the other.
+struct GroupRequest {
+  std::vector<PlaceRequest> members;  // in the group's order
+};
+
+struct GroupPlacement {
+  std::map<policy::JobId, CpuSet> cpus;  // every member of every group that fitted
+  std::vector<int> free_order;           // the CPUs no group took, in topology order (for place())
+  int unplaced_groups = 0;               // groups that did not fit the free cores (their members are left out)
+};
+
+// `order`: the managed CPUs in topology order; `core_of[i]`: the core of order[i] (Topology::core_of). A group
+// keeps the cores its members hold when those are exactly as many as it needs and free; the others take the
+// lowest free run of adjacent cores (else the lowest free cores).
+GroupPlacement place_groups(const std::vector<int>& order, const std::vector<int>& core_of,
+                            const std::vector<GroupRequest>& groups);
+
 // `order`: the managed CPUs in topology order. Requests are served in the given order (admission order), so
 // older jobs win ties. Every request gets exactly min(count, CPUs it may get) distinct CPUs, all within
 // `allowed` when that names any CPU of `order`.
 std::map<policy::JobId, CpuSet> place(const std::vector<int>& order, const std::vector<PlaceRequest>& requests);
+
+// The daemon's and the simulator's placement: `requests` honouring `groups` (Decision::co_schedule; ids not in
+// `requests` are skipped): the grouped jobs by place_groups, the others by place() on the CPUs left. Groups that
+// do not fit the machine (a policy's mistake) are ignored: everything is placed by place() alone.
+std::map<policy::JobId, CpuSet> place_with_groups(const std::vector<int>& order, const std::vector<int>& core_of,
+                                                  const std::vector<PlaceRequest>& requests,
+                                                  const std::vector<std::vector<policy::JobId>>& groups);
 
 }  // namespace cosched::rm

@@ -5,7 +5,8 @@
 // The jobs sampled together are that set (the counter-free estimate needs it). With the RM's 100 ms quantum
 // and the bandwidth policies' 200 ms one, a job is sampled twice per policy quantum, as in Antonopoulos et
 // al. §4 ("updated twice per scheduling quantum"). The same intervals carry the PMPI wrappers' byte counts
-// to the network sensor (BW^N of MemBUS).
+// to the network sensor (BW^N of MemBUS), and give each job's progress rate (rm/sensors/rates.hpp) with the
+// group partners it had all along.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -92,6 +93,9 @@ Status Daemon::start_sensors() {
   auto set = sensors::make_sensor_set(opt, cal);
   if (!set) return set.error();
   sensors_ = std::move(*set);
+  auto rates = sensors::RateSensor::make(cfg_.rate_sensor);
+  if (!rates) return rates.error();
+  rates_ = std::move(*rates);
   for (const auto& u : sensors_.unavailable()) COSCHED_INFO(sensor, "{}: unavailable: {}", u.name, u.why);
   for (const auto& o : sensors_.observers()) COSCHED_INFO(sensor, "{}: observed for comparison only", o);
   std::string chain;
@@ -108,6 +112,7 @@ Status Daemon::start_sensors() {
 void Daemon::sample_sensors() {
   const double t = now();
   std::vector<sensors::Interval> intervals;
+  std::vector<sensors::RateInterval> rate_intervals;
   for (auto& [id, j] : jobs_) {
     SensorMark& m = j.sensor_mark;
     if (!m.open) continue;
@@ -151,8 +156,41 @@ void Daemon::sample_sensors() {
       iv.cpu_share = net / wall;
     }
     intervals.push_back(iv);
+
+    sensors::RateInterval ri;
+    ri.id = id;
+    ri.seconds = t - m.at;
+    ri.threads = j.allocation;
+    ri.reports_work = c.reports_work && c.work >= m.counters.work;
+    if (ri.reports_work) ri.work = static_cast<double>(c.work - m.counters.work);
+    ri.has_loop = m.counters.clean_iterations > 0;
+    ri.iteration_s = iv.iteration_s;
+    ri.cpu_share = iv.iteration_s > 0 ? iv.cpu_share : 1.0;
+    ri.regions = c.regions >= m.counters.regions ? static_cast<double>(c.regions - m.counters.regions) : 0.0;
+    ri.with = m.group;
+    rate_intervals.push_back(std::move(ri));
   }
   sensors_.sample(intervals);
+  // Progress rates: a partner counts only if it ran the whole interval too; without groups, every job that did.
+  auto sampled = [&](policy::JobId id) {
+    return std::any_of(rate_intervals.begin(), rate_intervals.end(), [id](const auto& r) { return r.id == id; });
+  };
+  for (auto& ri : rate_intervals) {
+    if (grouping_) {
+      ri.with.erase(std::remove_if(ri.with.begin(), ri.with.end(), [&](policy::JobId p) { return !sampled(p); }),
+                    ri.with.end());
+    } else {
+      ri.with.clear();
+      for (const auto& o : rate_intervals) {
+        if (o.id != ri.id) ri.with.push_back(o.id);
+      }
+    }
+    auto sample = rates_.sample(ri, t);
+    if (!sample) continue;
+    Job& j = jobs_.at(ri.id);
+    j.rate.latest = std::move(*sample);
+    j.rate.seq = ++rate_seq_;
+  }
 }
 
 void Daemon::open_sensor_intervals() {
@@ -160,7 +198,9 @@ void Daemon::open_sensor_intervals() {
   for (auto& [id, j] : jobs_) {
     if (j.sensor_mark.open || !j.runnable || j.suspended || j.allocation < 1) continue;
     const ArenaProgress p = j.arena->read_progress();
-    j.sensor_mark = SensorMark{true, t, j.allocation, j.arena->read_sensors(), p.net_bytes_out + p.net_bytes_in};
+    auto partners = partners_.find(view_id(j));
+    j.sensor_mark = SensorMark{true, t, j.allocation, j.arena->read_sensors(), p.net_bytes_out + p.net_bytes_in,
+                               partners != partners_.end() ? partners->second : std::vector<policy::JobId>{}};
     sensors_.open(id, t);
   }
 }

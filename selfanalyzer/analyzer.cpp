@@ -122,6 +122,7 @@ void Analyzer::restart_measurement(proto::MeasureRestart why) noexcept {
   suspended_ = Phase::none;
   clear_window();
   baseline_load_ = -1;
+  load_mismatch_since_ns_ = 0;
   window_team_ = 0;
   history_.clear();
   has_baseline_ = false;
@@ -262,6 +263,7 @@ void Analyzer::finish_baseline(int team) noexcept {
   baseline_spread_ = window_.spread();
   baseline_team_ = team;
   baseline_load_ = window_load_;
+  load_mismatch_since_ns_ = 0;
   phase_ = Phase::measuring;
   // Measuring starts with fresh samples; window_team_ stays, so if P equals the baseline size the next
   // iteration counts at once (no team change, no warm-up).
@@ -277,13 +279,17 @@ void Analyzer::finish_baseline(int team) noexcept {
 bool Analyzer::unlike_work(int cpus, double time_s, double efficiency, std::uint64_t t_ns) noexcept {
   if (has_baseline_ && baseline_load_ >= 0 && window_load_ >= 0 &&
       std::fabs(window_load_ - baseline_load_) > cfg_.max_wait_fraction) {
-    // The baseline saw another outside load: never compared. Measured again only once the new level has
-    // held (Config::load_hold_s); a window that began in a transient (a neighbour starting) gives way to the
-    // next one at the lasting level first.
-    const double held_s = static_cast<double>(t_ns - std::min(t_ns, window_load_since_ns_)) * 1e-9;
+    // The baseline saw another outside load: never compared. Measured again only once the windows have
+    // disagreed with it for Config::load_hold_s without a break: a transient (a neighbour starting) passes
+    // and the old level returns first. The clock runs from the first disagreeing window's level, not the
+    // current window's: a load that comes and goes faster than the hold, against a baseline measured
+    // across its edges (a level between the two), would otherwise never be compared nor measured again.
+    if (load_mismatch_since_ns_ == 0) load_mismatch_since_ns_ = std::max<std::uint64_t>(1, window_load_since_ns_);
+    const double held_s = static_cast<double>(t_ns - std::min(t_ns, load_mismatch_since_ns_)) * 1e-9;
     if (held_s >= cfg_.load_hold_s) restart_measurement(proto::MeasureRestart::load_changed);
     return true;
   }
+  load_mismatch_since_ns_ = 0;
   if (has_baseline_ && cpus == baseline_team_ && time_s > 0) {
     // Off by more than the tolerance: never reported. Off by more than the noise can explain too (three
     // times the measured spread): the work changed, and the measurement starts over.

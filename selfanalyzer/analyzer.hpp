@@ -199,6 +199,7 @@ class Analyzer {
   double window_load_ = -1;    // outside-load level (wait share) of the window's samples; -1 unknown
   std::uint64_t window_load_since_ns_ = 0;  // when the window's load level was set (Config::load_hold_s)
   double baseline_load_ = -1;  // the level the baseline was measured at
+  std::uint64_t load_mismatch_since_ns_ = 0;  // since when windows' levels differ from baseline_load_ (0: they agree)
   int load_shift_ = 0;         // consecutive samples away from window_load_ on one side
   int load_shift_dir_ = 0;
   std::uint64_t clean_iterations_ = 0;

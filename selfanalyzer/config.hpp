@@ -51,7 +51,7 @@ struct Config {
   // machine shows under 2 % here, one busy loop sharing a job's CPU about 50 %.
   double max_wait_fraction = 0.1;
   // A window whose load level differs from the baseline's is not reported; the baseline is measured again only
-  // once that level has held this long. Our choice: longer than the transient of a neighbour's arrival (its
+  // once windows have differed from it this long without a break. Our choice: longer than the transient of a neighbour's arrival (its
   // runtime starting on every CPU until the RM confines it: about 0.4 s on the 2-CPU test machine), short
   // against the seconds a PDPA evaluation lasts.
   double load_hold_s = 1.0;

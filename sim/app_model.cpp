@@ -119,6 +119,8 @@ AppModel ModelTable::resolve(std::int64_t executable) const {
     m.iteration_s = curve->app->iteration_s.value_or(fallback_.iteration_s);
     m.period = curve->app->period.value_or(fallback_.period);
     m.bandwidth = curve->app->bandwidth.value_or(fallback_.bandwidth);
+    m.smt_intensity = curve->app->smt_intensity.value_or(fallback_.smt_intensity);
+    m.smt_sensitivity = curve->app->smt_sensitivity.value_or(fallback_.smt_sensitivity);
     m.source = where(*curve->file, *curve->app);
   }
   // The name and class follow the most specific entry that exists at all.

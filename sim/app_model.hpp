@@ -32,6 +32,9 @@ struct AppModel {
   // Memory traffic of one thread alone, bytes/s (catalog `bandwidth`); < 0 unknown: no memory demand in the
   // contention model and nothing for the app-reported sensor.
   double bandwidth = -1;
+  // Shared SMT core (catalog `smt`): slowed by 1 + smt_sensitivity × Σ the co-runners' smt_intensity on its core.
+  double smt_intensity = 0;
+  double smt_sensitivity = 0;
 };
 
 // The model used for executables nobody describes (--default-speedup, --default-iteration-s).

@@ -7,6 +7,7 @@
 // builds, computed from the model instead of read from an arena.
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "sensors/app_reported.hpp"
 #include "sensors/counter_free.hpp"
@@ -41,7 +42,32 @@ void Simulator::update_contention() {
     ids.push_back(id);
     demands.push_back({team, memory_fraction(*j.spec().app, config_.memory)});
   }
-  const std::vector<double> s = sensors::model_slowdowns(demands, config_.memory);
+  std::vector<double> s = config_.memory.calibrated() ? sensors::model_slowdowns(demands, config_.memory)
+                                                      : std::vector<double>(ids.size(), 1.0);
+  if (smt_on_) {
+    // Shared cores (docs/simulator.md, "SMT cores"): each CPU of a job is slowed by 1 + its sensitivity × the
+    // intensities of the other running jobs with a CPU on that core; a job goes at its slowest thread's pace
+    // (our choice: a parallel job waits for its slowest thread at every barrier).
+    std::map<int, std::vector<std::size_t>> on_core;  // core → running jobs (indices into ids) with a CPU there
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+      for (int cpu : running_.at(ids[i]).cpus.to_vector()) {
+        auto& v = on_core[core_of_cpu_.count(cpu) != 0 ? core_of_cpu_.at(cpu) : cpu];
+        if (std::find(v.begin(), v.end(), i) == v.end()) v.push_back(i);
+      }
+    }
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+      const AppModel& me = *running_.at(ids[i]).job->spec().app;
+      double worst = 1;
+      for (int cpu : running_.at(ids[i]).cpus.to_vector()) {
+        double x = 0;
+        for (std::size_t o : on_core[core_of_cpu_.count(cpu) != 0 ? core_of_cpu_.at(cpu) : cpu]) {
+          if (o != i) x += running_.at(ids[o]).job->spec().app->smt_intensity;
+        }
+        worst = std::max(worst, 1 + me.smt_sensitivity * x);
+      }
+      s[i] *= worst;
+    }
+  }
   for (std::size_t i = 0; i < ids.size(); ++i) {
     RunningJob& j = *running_.at(ids[i]).job;
     if (std::fabs(j.progress().slowdown() - s[i]) <= 1e-12) continue;
@@ -85,6 +111,23 @@ void Simulator::sample_sensors() {
   }
   sensors_.sample(intervals);
   for (auto& v : snapshot_.jobs) v.bandwidth = sensors_.bandwidth(v.id);
+  if (!rates_on_) return;
+  // Progress rates (the daemon's app-work source): the model's work per second over the interval, with the
+  // group partners that ran the whole interval too.
+  auto sampled = [&](policy::JobId id) {
+    return std::any_of(intervals.begin(), intervals.end(), [id](const sensors::Interval& iv) { return iv.id == id; });
+  };
+  for (const auto& iv : intervals) {
+    Slot& slot = running_.at(iv.id);
+    policy::JobView* v = view_of(iv.id);
+    const double work = slot.job->progress().done_at(now_) - slot.mark_work;
+    policy::RateSample r{now_, iv.length(), work / iv.length(), iv.threads, "model", {}};
+    for (policy::JobId p : slot.mark_partners) {
+      if (sampled(p)) r.with.push_back(p);
+    }
+    v->rate.latest = std::move(r);
+    v->rate.seq = ++rate_seq_;
+  }
 }
 
 void Simulator::open_sensor_intervals() {
@@ -99,6 +142,13 @@ void Simulator::open_sensor_intervals() {
     slot.mark_at = now_;
     slot.mark_allocation = v->allocation;
     slot.mark_work = slot.job->progress().done_at(now_);
+    slot.mark_partners.clear();
+    for (const auto& g : groups_) {
+      if (std::find(g.begin(), g.end(), id) == g.end()) continue;
+      for (policy::JobId o : g) {
+        if (o != id) slot.mark_partners.push_back(o);
+      }
+    }
   }
 }
 

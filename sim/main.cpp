@@ -14,6 +14,7 @@
 #include "qs/results.hpp"
 #include "qs/swf.hpp"
 #include "sim/options.hpp"
+#include "topology.hpp"
 #include "sim/progress.hpp"
 
 namespace fs = std::filesystem;
@@ -116,12 +117,26 @@ int main(int argc, char** argv) {
   // runs: 100k jobs on 1,024 CPUs take 19 s with it, 2.3 s without; docs/performance.md).
   constexpr std::size_t kAutoTraceJobs = 2000;
   const bool traces = o.traces == "on" || (o.traces == "auto" && jobs.size() <= kAutoTraceJobs);
-  if (!traces && o.traces == "auto") {
+  if (!traces && o.traces == "auto" && o.topology.empty()) {  // an SMT model needs to know who shares a core
     o.sim.place_cpus = false;
     if (!o.quiet) std::cerr << "cosched-sim: " << jobs.size() << " jobs: no traces and no CPU lists (--traces on to force)\n";
   }
 
-  auto pol = policy::make_policy(o.policy, policy::Machine{o.sim.cpus, o.sim.cpus, 1, 1}, o.params);
+  policy::Machine machine{o.sim.cpus, o.sim.cpus, 1, 1};
+  if (!o.topology.empty()) {
+    // An SMT machine from an hwloc synthetic description: the daemon's own topology code.
+    auto topo = rm::Topology::load({}, o.topology);
+    if (!topo) return fail("--topology: " + topo.error().message);
+    machine = topo->machine();
+    o.sim.cpu_order = topo->order();
+    o.sim.core_of = topo->core_of();
+    o.sim.packages = machine.packages;
+    if (machine.cpus != o.sim.cpus) {
+      return fail(fmt::format("--topology '{}' has {} CPUs but --cpus is {}", o.topology, machine.cpus, o.sim.cpus));
+    }
+    if (o.sim.place_cpus == false) return fail("--topology needs placement: it cannot go with --no-placement");
+  }
+  auto pol = policy::make_policy(o.policy, machine, o.params);
   if (!pol) return fail(pol.error().message);
 
   if (o.out_dir.empty()) o.out_dir = default_out_dir(o.policy);

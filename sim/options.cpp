@@ -31,6 +31,9 @@ ParsedOptions parse_options(int argc, char** argv) {
   app.add_option("--param", params, "policy parameter NAME=VALUE (repeatable)");
   auto* cpus = app.add_option("--cpus", o.sim.cpus, "CPUs of the simulated machine; required")->check(CLI::Range(1, 1 << 16));
   app.add_flag("--list-policies", list, "list the policies and exit");
+  app.add_option("--topology", o.topology,
+                 "an SMT machine as an hwloc synthetic topology, e.g. 'package:1 core:8 pu:2' (its PU count must "
+                 "equal --cpus): co-scheduled groups share cores, and catalog `smt` parameters slow co-runners");
 
   // Workload and application models.
   app.add_option("--catalog,-c", o.catalog, "application catalog (default: catalog.yaml next to the workload)");
@@ -188,6 +191,7 @@ nlohmann::json describe(const Options& o) {
           {"thread_bandwidth", s.memory.thread_bytes_per_s},
           {"contention", s.memory.contention},
           {"sensor", s.sensor},
+          {"topology", o.topology},
           {"catalog", o.catalog},
           {"models", o.models},
           {"default_speedup", o.default_speedup},

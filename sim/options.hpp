@@ -12,6 +12,7 @@
 namespace cosched::sim {
 
 struct Options {
+  std::string topology;          // hwloc synthetic description of an SMT machine; "" = flat (every CPU a core)
   std::string workload;
   std::string policy;
   policy::ParamList params;

@@ -85,15 +85,23 @@ bool Simulator::apply(const policy::Decision& d, policy::Event event, policy::Jo
     counts_changed |= w != v.allocation;
   }
 
-  // With every count unchanged rm::place() keeps every CPU set as it is, so it only runs after a change.
+  // With every count and group unchanged rm::place() keeps every CPU set as it is, so it only runs after a
+  // change. Co-scheduled groups are placed as the daemon places them (rm::place_with_groups): only the
+  // runnable jobs are grouped; stopped ones keep CPUs the groups may use.
+  const bool groups_changed = d.co_schedule != groups_;
   std::map<policy::JobId, CpuSet> placed;
-  if (config_.place_cpus && counts_changed) {
+  if (config_.place_cpus && (counts_changed || groups_changed)) {
     std::vector<rm::PlaceRequest> requests;
     requests.reserve(n);
     for (std::size_t i = 0; i < n; ++i) {
       requests.push_back({snapshot_.jobs[i].id, want[i], running_.at(snapshot_.jobs[i].id).cpus, {}});
     }
-    placed = rm::place(cpu_order_, requests);
+    placed = rm::place_with_groups(cpu_order_, core_of_, requests, d.co_schedule);
+  }
+  if (groups_changed) {
+    // A progress-rate interval is sampled with one set of partners (as the daemon's).
+    for (auto& [id, slot] : running_) slot.mark_open = false;
+    groups_ = d.co_schedule;
   }
 
   bool changed = false;
@@ -127,7 +135,7 @@ bool Simulator::apply(const policy::Decision& d, policy::Event event, policy::Jo
     events_.push(std::max(*d.wake_at, now_ + 0.001), EventKind::timer, -1, timer_generation_);
   }
   if (decisions_) {
-    const bool noteworthy = changed || ml_changed || event == policy::Event::arrival ||
+    const bool noteworthy = changed || ml_changed || groups_changed || event == policy::Event::arrival ||
                             event == policy::Event::departure || event == policy::Event::report;
     if (noteworthy) log_decision(d, event, subject);
   }
@@ -180,13 +188,15 @@ void Simulator::log_decision(const policy::Decision& d, policy::Event event, pol
                     {"state", a != nullptr ? a->state : ""},
                     {"reason", a != nullptr ? a->reason : ""}});
   }
-  decisions_({{"t", now_},
-              {"event", policy::to_string(event)},
-              {"subject", subject},
-              {"policy", policy_.name()},
-              {"may_start", d.may_start},
-              {"may_start_reason", d.may_start_reason},
-              {"jobs", std::move(jobs)}});
+  nlohmann::json entry = {{"t", now_},
+                          {"event", policy::to_string(event)},
+                          {"subject", subject},
+                          {"policy", policy_.name()},
+                          {"may_start", d.may_start},
+                          {"may_start_reason", d.may_start_reason},
+                          {"jobs", std::move(jobs)}};
+  if (!d.co_schedule.empty()) entry["groups"] = d.co_schedule;
+  decisions_(entry);
 }
 
 }  // namespace cosched::sim

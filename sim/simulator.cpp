@@ -24,9 +24,20 @@ std::uint64_t job_seed(std::uint64_t seed, std::int64_t number) {
 
 Simulator::Simulator(const SimConfig& config, const std::vector<JobSpec>& jobs, policy::Policy& policy)
     : config_(config), jobs_(jobs), policy_(policy), recorder_(jobs) {
-  cpu_order_.resize(static_cast<std::size_t>(std::max(config_.cpus, 1)));
-  for (std::size_t i = 0; i < cpu_order_.size(); ++i) cpu_order_[i] = static_cast<int>(i);
-  snapshot_.machine = policy::Machine{config_.cpus, config_.cpus, 1, 1};
+  cpu_order_ = config_.cpu_order;
+  core_of_ = config_.core_of;
+  if (cpu_order_.size() != static_cast<std::size_t>(std::max(config_.cpus, 1)) || core_of_.size() != cpu_order_.size()) {
+    cpu_order_.resize(static_cast<std::size_t>(std::max(config_.cpus, 1)));
+    core_of_.resize(cpu_order_.size());
+    for (std::size_t i = 0; i < cpu_order_.size(); ++i) cpu_order_[i] = core_of_[i] = static_cast<int>(i);
+  }
+  for (std::size_t i = 0; i < cpu_order_.size(); ++i) core_of_cpu_[cpu_order_[i]] = core_of_[i];
+  const int cores = core_of_.empty() ? 1 : *std::max_element(core_of_.begin(), core_of_.end()) + 1;
+  snapshot_.machine = policy::Machine{config_.cpus, cores, std::max(config_.packages, 1), std::max(1, config_.cpus / cores)};
+  for (const auto& j : jobs_) {
+    smt_on_ = smt_on_ || (j.app != nullptr && j.app->smt_sensitivity > 0 && j.app->smt_intensity >= 0);
+  }
+  smt_on_ = smt_on_ && cores < config_.cpus;
   snapshot_.quantum = config_.quantum_s;
   for (const auto& j : jobs_) usable_ += j.usable() ? 1 : 0;
   // Closed workloads (SWF fields 17-18): a job naming a predecessor present in the workload is released when
@@ -41,9 +52,11 @@ Simulator::Simulator(const SimConfig& config, const std::vector<JobSpec>& jobs, 
     }
   }
   snapshot_.machine.mem_bandwidth = config_.memory.machine_bytes_per_s;
-  contention_on_ = config_.memory.calibrated();
-  // Sensing costs a tick every quantum: only when the run models memory at all (--mem-bandwidth given).
-  sensing_on_ = config_.sensor != "none" && config_.memory.machine_bytes_per_s > 0;
+  contention_on_ = config_.memory.calibrated() || smt_on_;
+  // Sensing costs a tick every quantum: only when the run models memory at all (--mem-bandwidth given), or
+  // when the policy learns from progress rates (the co-scheduling policies report what they learned).
+  rates_on_ = policy_.pairs().has_value();
+  sensing_on_ = (config_.sensor != "none" && config_.memory.machine_bytes_per_s > 0) || rates_on_;
   sensors_ = make_sensors(config_.sensor, config_.memory);
   // The daemon samples every quantum; so must the simulator while anything can be sampled.
   if (sensing_on_) config_.every_quantum = true;

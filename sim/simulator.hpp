@@ -52,6 +52,11 @@ struct SimConfig {
   // app, counter-free, none. With a machine bandwidth given, sensors tick every quantum (as the daemon
   // samples); without one nothing is sampled and ticks stay as sparse as before.
   std::string sensor = "auto";
+  // An SMT machine (cosched-sim --topology: an hwloc synthetic topology, docs/simulator.md "SMT cores"): the
+  // CPUs in placement order and the core of each; empty: CPUs 0..cpus-1, each its own core.
+  std::vector<int> cpu_order;
+  std::vector<int> core_of;
+  int packages = 1;
 };
 
 struct SimStats {
@@ -106,6 +111,7 @@ class Simulator {
     double mark_at = 0;
     int mark_allocation = 0;
     double mark_work = 0;
+    std::vector<policy::JobId> mark_partners;  // its group partners when the interval opened
   };
 
   // simulator.cpp: the loop, the jobs' events, the queuing system
@@ -138,6 +144,12 @@ class Simulator {
   const std::vector<JobSpec>& jobs_;
   policy::Policy& policy_;
   std::vector<int> cpu_order_;  // the machine's CPUs in placement order (a flat machine: 0..cpus-1)
+  std::vector<int> core_of_;    // the core of each entry of cpu_order_
+  std::map<int, int> core_of_cpu_;  // CPU → core, for the shared-core model
+  std::vector<std::vector<policy::JobId>> groups_;  // the latest applied Decision::co_schedule
+  std::uint64_t rate_seq_ = 0;
+  bool smt_on_ = false;         // some core has several CPUs and some model has smt parameters
+  bool rates_on_ = false;       // the policy learns from progress rates (a co-scheduling policy)
 
   EventQueue events_;
   double now_ = 0;

@@ -4,7 +4,7 @@
  * cache (the paper: twice its L2, which was its last level), so each line has been evicted by the time its
  * next element is written. Every write therefore costs a line from memory and a dirty line written back:
  * 2 × 64 bytes, reported with cosched_report_bytes. One iteration is one column over all lines; OpenMP
- * threads split the lines. */
+ * threads split the lines. Work (cosched_report_work): one unit per write. */
 #include "microbench.h"
 
 struct bbma {
@@ -19,8 +19,14 @@ static double column(long it, void* ctx) {
   const long j = it % b->per_line;
   double* a = b->a;
   const long per_line = b->per_line;
+  const long lines = b->lines;
+  /* Blocks of lines, each reported as work when written (MB_WORK_BLOCK writes: a precise progress rate). */
 #pragma omp parallel for schedule(static)
-  for (long i = 0; i < b->lines; ++i) a[i * per_line + j] += 1.0;
+  for (long b0 = 0; b0 < lines; b0 += MB_WORK_BLOCK) {
+    const long end = b0 + MB_WORK_BLOCK < lines ? b0 + MB_WORK_BLOCK : lines;
+    for (long i = b0; i < end; ++i) a[i * per_line + j] += 1.0;
+    cosched_report_work((uint64_t)(end - b0));
+  }
   return (double)b->lines * 2.0 * b->line;
 }
 

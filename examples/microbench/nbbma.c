@@ -1,7 +1,8 @@
 /* nbbma: the non-Bus-Bandwidth-Monopolising Application of Antonopoulos et al. (§3): the same writes, row by
  * row, over an array half the size of L2: after the first pass every access hits. It reports the bytes of
  * that first pass (the compulsory misses) and 0 afterwards — "this program moves nothing" is a reading too.
- * One iteration is --passes passes over the array (default 64); OpenMP threads split the lines. */
+ * One iteration is --passes passes over the array (default 64); OpenMP threads split the lines. Work
+ * (cosched_report_work): one unit per write, reported after each pass. */
 #include "microbench.h"
 
 struct nbbma {
@@ -16,6 +17,7 @@ static double passes(long it, void* ctx) {
   for (long p = 0; p < b->passes; ++p) {
 #pragma omp parallel for schedule(static)
     for (long i = 0; i < b->n; ++i) a[i] += 1.0;
+    cosched_report_work((uint64_t)b->n);
   }
   return it == 0 ? (double)b->n * sizeof(double) : 0.0;
 }

@@ -2,7 +2,7 @@
  * (at least 64 MiB), split over the OpenMP threads: what the memory sustains. STREAM counts 16 bytes per
  * element (read b, write a); the memory also reads each line of a before it is written (write-allocate),
  * so this program reports 24 bytes per element, the traffic the memory really carries, and prints both.
- * One iteration is one copy. */
+ * One iteration is one copy. Work (cosched_report_work): one unit per element copied. */
 #include "microbench.h"
 
 struct copy {
@@ -17,7 +17,11 @@ static double copy_once(long it, void* ctx) {
   double* restrict a = c->a;
   const double* restrict b = c->b;
 #pragma omp parallel for schedule(static)
-  for (long i = 0; i < c->n; ++i) a[i] = b[i];
+  for (long b0 = 0; b0 < c->n; b0 += MB_WORK_BLOCK) {
+    const long end = b0 + MB_WORK_BLOCK < c->n ? b0 + MB_WORK_BLOCK : c->n;
+    for (long i = b0; i < end; ++i) a[i] = b[i];
+    cosched_report_work((uint64_t)(end - b0));
+  }
   return (double)c->n * 24.0;
 }
 

@@ -220,6 +220,12 @@ struct alignas(64) SensorBlock {
   std::atomic<std::uint64_t> clean_wait_ns;
   std::atomic<std::uint64_t> clean_iterations;
   std::atomic<std::int32_t> clean_team;
+  // cosched_report_work() (include/cosched/selfanalyzer.h): units of the program's own work (elements,
+  // cells, particles...) it completed, added by any thread; `reports_work` is 1 once it has called it. The
+  // co-scheduling policies' progress rate (docs/architecture.md, "Progress rates"). Appended last: a
+  // libcosched built before it leaves it zero ("no data").
+  alignas(64) std::atomic<std::uint64_t> work;
+  std::atomic<std::uint32_t> reports_work;
 };
 
 struct Arena {

@@ -37,6 +37,16 @@ int cosched_allocation(void);
 void cosched_report_bytes(uint64_t bytes);
 void cosched_report_bytes_(const uint64_t *bytes);
 
+/* Work the program completed, in its own unit (cells updated, particles moved, lines written...), for the
+ * co-scheduling policies' progress rate (docs/architecture.md, "Progress rates"): add `units` done since the
+ * last call. The RM turns the running total into units per second each quantum and compares a job's rate next
+ * to other jobs with its rate alone. Use one unit for the whole run, so that a rate compares with itself;
+ * call it once per chunk of work, at least a few times per 100 ms for a precise rate. Cost: one atomic add
+ * into shared memory; a no-op without a resource manager.
+ *   Fortran: call cosched_report_work(int(units, 8))  */
+void cosched_report_work(uint64_t units);
+void cosched_report_work_(const uint64_t *units);
+
 #ifdef __cplusplus
 }
 #endif

@@ -8,6 +8,7 @@
 //   cosched-ctl policies               list the policies this RM knows
 //   cosched-ctl shutdown               release every job and stop the RM
 //   cosched-ctl history                jobs that left the RM (accounting records; no RM needed)
+//   cosched-ctl pairs                  the co-scheduling policy's learned slowdowns, worst pair first
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -20,6 +21,7 @@
 #include "cosched/wire.hpp"
 #include "format.hpp"
 #include "history.hpp"
+#include "pairs.hpp"
 
 using nlohmann::json;
 
@@ -86,6 +88,9 @@ int main(int argc, char** argv) {
                                     "a Slurm job is starting on this node (cosched-slurm-prolog): admit nothing more "
                                     "until it registers, at most 5 s (docs/slurm.md)");
   expect->add_option("slurm_job_id", slurm_job, "the Slurm job id")->required()->check(CLI::Range(0LL, 4294967295LL));
+  auto* pairs = app.add_subcommand("pairs", "the co-scheduling policy's learned slowdowns (worst pair first), "
+                                            "progress and rates alone");
+  pairs->add_flag("--json", as_json, "machine-readable output: the pairs ranked, and what the policy reports");
   std::string history_file;
   cosched::ctl::HistoryFilter history_filter;
   auto* history = app.add_subcommand("history", "jobs that left the RM, from its accounting records (no RM needed)");
@@ -119,7 +124,7 @@ int main(int argc, char** argv) {
 
   json req;
   bool ok = true;
-  if (status->parsed()) req = {{"cmd", "status"}};
+  if (status->parsed() || pairs->parsed()) req = {{"cmd", "status"}};
   if (why->parsed()) req = {{"cmd", "why"}, {"job", job}};
   if (release->parsed()) req = {{"cmd", "release"}, {"job", job}};
   if (policy->parsed()) req = {{"cmd", "policy"}, {"name", name}, {"params", params_object(kvs, ok)}};
@@ -149,6 +154,16 @@ int main(int argc, char** argv) {
     return cosched::cli::kExitFailed;
   }
   if (status->parsed()) cosched::ctl::filter_jobs(r, view);
+  if (pairs->parsed()) {
+    if (as_json) {
+      json out = {{"policy", r.value("policy", std::string())}, {"pairs", r["pairs"]}};
+      out["ranked"] = r["pairs"].is_object() ? cosched::ctl::ranked_pairs(r["pairs"]) : json::array();
+      std::printf("%s\n", out.dump(2).c_str());
+    } else {
+      std::fputs(cosched::ctl::format_pairs(r).c_str(), stdout);
+    }
+    return cosched::cli::kExitOk;
+  }
   if (as_json) {
     std::printf("%s\n", r.dump(2).c_str());
   } else if (status->parsed()) {

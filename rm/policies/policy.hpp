@@ -6,6 +6,7 @@
 // objects. Nothing outside rm/policies/registry.cpp names a concrete policy.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -35,6 +36,34 @@ struct Decision {
   std::vector<std::vector<JobId>> co_schedule;
 
   [[nodiscard]] const Allocation* find(JobId id) const;
+};
+
+// What a co-scheduling policy has learned (`cosched-ctl pairs`, `status --json`): its slowdown matrix, each
+// job's progress and rate alone, and what exploring unseen pairs cost (docs/policies.md, "Co-scheduling").
+struct PairEntry {
+  JobId job = 0;            // i
+  JobId with = 0;           // j
+  double slowdown = 1;      // ŝ(i | j)
+  int samples = 0;
+  double at = 0;            // the latest sample (snapshot time base)
+};
+struct JobProgressEntry {
+  JobId id = 0;
+  double progress = 0;      // eq. 6.1, in base quanta of alone work
+  double alone = 0;         // rate alone (per second, in `source`'s unit); 0: none yet
+  std::string source;
+  int since_estimate = 0;   // scheduled quanta since the rate alone was measured
+  bool expired = true;
+  double last_ratio = -1;   // the latest rate / rate alone; -1 none
+};
+struct PairsReport {
+  std::string model;        // "learned pairs" (the counter-free matrix)
+  std::vector<PairEntry> entries;
+  std::vector<JobProgressEntry> jobs;
+  std::uint64_t quanta = 0;         // quanta in which groups were chosen
+  std::uint64_t explored = 0;       // of those, quanta that forced an unseen pair
+  double exploration_cost = 0;      // Σ predicted extra slowdown of the explored quanta
+  int explore_every = 0;            // exploration bound: at most one quantum in this many (0: off)
 };
 
 struct Param {
@@ -73,6 +102,9 @@ class Policy {
   [[nodiscard]] virtual std::optional<std::vector<JobId>> cluster_candidates(const Snapshot& /*s*/) const {
     return std::nullopt;
   }
+
+  // A co-scheduling policy's learned interference and progress (cosched-ctl pairs). Default: nullopt.
+  [[nodiscard]] virtual std::optional<PairsReport> pairs() const { return std::nullopt; }
 
   // The policy's own scheduling quantum in seconds, where it has one longer than the RM's tick (the
   // bandwidth-aware policies: Antonopoulos et al.'s 200 ms, MemBUS's q). Caller: the daemon's status, which

@@ -3,6 +3,7 @@
 #include <functional>
 
 #include "bus_bandwidth.hpp"
+#include "coschedule.hpp"
 #include "dss.hpp"
 #include "equal_efficiency.hpp"
 #include "equipartition.hpp"
@@ -51,6 +52,18 @@ const std::vector<Entry>& table() {
       {"membus", "MemBUS: gangs chosen by memory and network bandwidth fit, q = 0.5 s, window w = 2; "
                  "cluster-wide with cosched-cluster (Koukis & Koziris 2006)",
        [](const Machine&) { return std::make_unique<Membus>(); }, {}},
+      {"bas", "BaS: self-reliant selection by memory-bandwidth fitness against the OATR, queue head first (Alg. 5), "
+              "groups on cores highest with lowest (Alg. 6), 200 ms quanta (Feliu 2017, Ch. 5)",
+       [](const Machine&) { return std::make_unique<Coschedule>(Coschedule::Mode::bas); }, {}},
+      {"fair", "Progress-aware Fair: estimation quanta for expired rates alone, jobs 5 % behind the average "
+               "progress get whole cores, lowest progress first (Alg. 7; Feliu 2017, Ch. 6)",
+       [](const Machine&) { return std::make_unique<Coschedule>(Coschedule::Mode::fair); }, {}},
+      {"perf-fair", "Perf&Fair: 100 ms estimation quanta; the fittest (OATR) of the jobs with Progress + 1 < MaxP "
+                    "first (Alg. 8; Feliu 2017, Ch. 6)",
+       [](const Machine&) { return std::make_unique<Coschedule>(Coschedule::Mode::perf_fair); }, {}},
+      {"symbiotic", "Symbiotic: co-runner groups by minimum-weight perfect matching (Blossom) on slowdowns learned "
+                    "online, bounded exploration of unseen pairs, 100 ms quanta (Feliu 2017, Ch. 7)",
+       [](const Machine&) { return std::make_unique<Coschedule>(Coschedule::Mode::symbiotic); }, {}},
   };
   return t;
 }

@@ -74,6 +74,28 @@ struct Bandwidth {
   void push(const BandwidthSample& s);
 };
 
+// The pace of a job's work over one sampling interval (docs/architecture.md, "Progress rates"): what the
+// co-scheduling policies (coschedule.hpp) use in place of IPC (Feliu's thesis eq. 6.1: progress = Σ rate
+// co-run / rate alone). Filled once per RM quantum by the daemon (rm/sensing.cpp) and the simulator, for every
+// job that ran that whole quantum on an unchanged allocation and group.
+struct RateSample {
+  double at = 0;            // end of the interval (snapshot time base, seconds)
+  double seconds = 0;       // its length
+  double per_s = 0;         // work per second, in the source's unit (instructions per cycle for "ipc")
+  int threads = 1;          // CPUs the job ran on
+  std::string source;       // ipc, app-work, iterations, regions, replay, model: rates compare within one source
+  // The jobs that shared the job's co-schedule group for the whole interval (its SMT siblings, or its
+  // neighbours on adjacent cores without SMT); empty: the job ran alone in its group. Without groups (a
+  // policy that sets no Decision::co_schedule) every job that ran the same interval.
+  std::vector<JobId> with;
+};
+
+struct Rate {
+  RateSample latest;
+  std::uint64_t seq = 0;    // changes with every new sample; 0: none yet
+  [[nodiscard]] bool valid() const { return seq > 0; }
+};
+
 struct JobView {
   JobId id = 0;
   int request = 1;           // CPUs asked for (>= 1)
@@ -88,6 +110,7 @@ struct JobView {
   // received per second, counted exactly by the PMPI wrappers and sampled by the sensor layer like memory
   // traffic (same window, intervals and unit; source "pmpi"). Empty for a job that is no MPI job.
   Bandwidth network;
+  Rate rate;                 // the latest progress-rate sample (co-scheduling policies)
 };
 
 // The machine the policy divides. Topology detail is for placement, not for deciding counts, with the

@@ -296,7 +296,8 @@ class ResourceManager:
             return [json.loads(line) for line in f if line.strip()]
 
     def messages_text(self):
-        self._err.flush()
+        if not self._err.closed:  # closed once the RM was stopped; the file stays readable
+            self._err.flush()
         with open(self.messages) as f:
             return f.read()
 

@@ -117,7 +117,7 @@ class ManPages(unittest.TestCase):
 
     def test_ctl_page_describes_every_subcommand(self):
         page = man_text(os.path.join(BUILD, "man", "man1", "cosched-ctl.1"))
-        for sub in ("status", "why", "policy", "set", "may-start", "policies", "shutdown", "history"):
+        for sub in ("status", "why", "policy", "set", "may-start", "policies", "shutdown", "history", "pairs"):
             self.assertIn(f".SS {sub}", page)
         self.assertIn("--format", page)
 

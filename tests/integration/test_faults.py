@@ -46,8 +46,9 @@ class Faults(RmTestCase):
         self.check_exit_inside_a_region("gcc")
 
     def test_connect_disconnect_cycles_leak_nothing(self):
-        # Under AddressSanitizer freed memory waits in a quarantine (256 MiB) before reuse, so the RSS bound
-        # below would measure the quarantine: there it is off for this RM, and LeakSanitizer checks at exit.
+        # Under AddressSanitizer the RSS measures the sanitizer's own bookkeeping (its quarantine of freed
+        # memory, 256 MiB, turned off here; its allocator's per-thread caches and stack depot, which still grew
+        # 2 MiB over this loop): there the leak check is LeakSanitizer's at the RM's exit instead, exact.
         asan = {"ASAN_OPTIONS": "quarantine_size_mb=0:detect_leaks=1"} if SANITIZED else None
         rm = self.start_rm(cpus="0-1", policy="equip", env=asan)
         rm.status()  # the RM is up and has answered once (lazy allocations done)
@@ -63,13 +64,15 @@ class Faults(RmTestCase):
                 if i % 10 == 0:
                     s.sendall(half)  # a peer that leaves mid-frame
         # Every peer has closed: wait until the RM has seen every EOF.
-        wait_for(lambda: fd_count(rm.proc.pid) == fds, timeout=20,
+        # (At most: the count taken before may include a status client whose EOF the RM had not yet seen.)
+        wait_for(lambda: fd_count(rm.proc.pid) <= fds, timeout=20,
                  what=f"the RM's fd count back to {fds} (now {fd_count(rm.proc.pid)})")
         self.assertTrue(rm.status()["ok"])
         grown = rss_kib(rm.proc.pid) - rss
         # Per-connection state is a few hundred bytes: a leak of any of it over 10,000 peers is megabytes.
-        self.assertLess(grown, 1024, f"RSS grew by {grown} KiB over 10,000 connections")
-        if SANITIZED:
+        if not SANITIZED:
+            self.assertLess(grown, 1024, f"RSS grew by {grown} KiB over 10,000 connections")
+        else:
             rm.stop()
             self.assertEqual(rm.proc.returncode, 0, f"LeakSanitizer at the RM's exit: {rm.messages_text()[-3000:]}")
 
@@ -84,7 +87,8 @@ class Faults(RmTestCase):
         for j in jobs:
             self.assertEqual(j.wait(timeout=300), 0, j.stderr())
         wait_for(lambda: rm.status()["jobs"] == [], timeout=30, what="every job to leave the RM")
-        wait_for(lambda: fd_count(rm.proc.pid) == fds, timeout=30,
+        # At most the count before: that one may include the status client whose EOF the RM had not yet seen.
+        wait_for(lambda: fd_count(rm.proc.pid) <= fds, timeout=30,
                  what=f"the RM's fd count back to {fds} (now {fd_count(rm.proc.pid)})")
         # The jobs really were managed: every one registered (none fell back to running natively).
         admitted = [d for d in rm.decisions() if d.get("event") == "arrival"]

@@ -43,6 +43,7 @@ TEST(Catalog, EntriesWithEveryKey) {
       "    period: 490\n"
       "    team: malleable\n"
       "    bandwidth: 750M\n"
+      "    smt: {intensity: 0.6, sensitivity: 0.4}\n"
       "  7:\n"
       "    name: sim-only\n"
       "    speedup: {model: downey, A: 16, sigma: 0.5}\n");
@@ -59,8 +60,11 @@ TEST(Catalog, EntriesWithEveryKey) {
   EXPECT_EQ(swim.period, 490);
   EXPECT_EQ(swim.team, "malleable");
   EXPECT_EQ(swim.bandwidth, 750e6);
+  EXPECT_EQ(swim.smt_intensity, 0.6);
+  EXPECT_EQ(swim.smt_sensitivity, 0.4);
   EXPECT_EQ(c.apps.at(7).team, "");  // automatic
   EXPECT_FALSE(c.apps.at(7).bandwidth.has_value());
+  EXPECT_FALSE(c.apps.at(7).smt_intensity.has_value());
   EXPECT_TRUE(c.apps.at(7).command.empty());
   EXPECT_EQ(c.apps.at(7).speedup->average_parallelism, 16);
   ASSERT_TRUE(c.default_app.has_value());
@@ -82,7 +86,7 @@ TEST(Catalog, FindFallsBackToDefault) {
 
 TEST(Catalog, ErrorsNameLineAndKey) {
   EXPECT_EQ(parse_error("apps:\n  1:\n    name: a\n    comand: x\n"),
-            "cat.yaml:4: apps.1: unknown key 'comand' (expected name, command, class, speedup, iteration_s, period, team, bandwidth)");
+            "cat.yaml:4: apps.1: unknown key 'comand' (expected name, command, class, speedup, iteration_s, period, team, bandwidth, smt)");
   EXPECT_EQ(parse_error("apps:\n  1:\n    command: x\n"), "cat.yaml:3: apps.1: needs a name");
   EXPECT_EQ(parse_error("apps:\n  1:\n    name: a\n"),
             "cat.yaml:3: apps.1: needs a command (real runs) or a speedup model (simulation)");
@@ -106,6 +110,10 @@ TEST(Catalog, ErrorsNameLineAndKey) {
             "cat.yaml:5: apps.1.period: '2.5' is not a whole number of regions");
   EXPECT_EQ(parse_error("apps:\n  1:\n    name: a\n    command: b\n    period: -1\n"),
             "cat.yaml:5: apps.1.period: '-1' is not in [0, 1e+06]");
+  EXPECT_EQ(parse_error("apps:\n  1:\n    name: a\n    command: b\n    smt: {intensity: 11}\n"),
+            "cat.yaml:5: apps.1.smt.intensity: '11' is not in [0, 10]");
+  EXPECT_EQ(parse_error("apps:\n  1:\n    name: a\n    command: b\n    smt: {weight: 1}\n"),
+            "cat.yaml:5: apps.1.smt: unknown key 'weight' (expected intensity, sensitivity)");
   EXPECT_EQ(parse_error("apps:\n  1:\n    name: a\n    command: b\n    team: elastic\n"),
             "cat.yaml:5: apps.1.team: 'elastic' is not one of automatic, malleable, fixed");
   EXPECT_EQ(parse_error("apps:\n  1:\n    name: a\n    command: \"b 'c\"\n"),

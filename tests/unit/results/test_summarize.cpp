@@ -128,5 +128,24 @@ TEST(JobRecord, DerivedValues) {
   EXPECT_DOUBLE_EQ(stopped.mean_cpus(), 1);
 }
 
+TEST(Summarize, MultiprogramMetricsOfTheThesis) {
+  results::Run run = four_job_run();
+  // Without run times alone there is nothing to compare with.
+  EXPECT_TRUE(summarize(run)["overall"]["stp"].is_null());
+  EXPECT_EQ(summarize(run)["overall"]["mix_jobs"], 0);
+  // Executions (end − start, stopped time included) 10, 8, 10; alone 5, 4, 8: slowdowns 2, 2, 1.25.
+  run.jobs[0].ideal = 5;
+  run.jobs[1].ideal = 4;
+  run.jobs[2].ideal = 8;
+  run.jobs[3].ideal = 3;  // never ran: not counted
+  const nlohmann::json all = summarize(run)["overall"];
+  EXPECT_EQ(all["mix_jobs"], 3);
+  EXPECT_DOUBLE_EQ(all["stp"].get<double>(), 0.5 + 0.5 + 0.8);             // eq. 3.5
+  EXPECT_DOUBLE_EQ(all["antt"].get<double>(), (2 + 2 + 1.25) / 3);         // eq. 3.6
+  EXPECT_DOUBLE_EQ(all["unfairness"].get<double>(), 2 / 1.25);              // eq. 3.7
+  EXPECT_DOUBLE_EQ(all["turnaround"].get<double>(), 10);                    // eq. 3.1
+  EXPECT_DOUBLE_EQ(summarize(run)["classes"]["bt"]["unfairness"].get<double>(), 1.0);
+}
+
 }  // namespace
 }  // namespace cosched::results

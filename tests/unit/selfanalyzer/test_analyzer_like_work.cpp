@@ -165,6 +165,26 @@ TEST_F(AnalyzerOutsideLoad, ATransientLoadDoesNotRestartTheBaseline) {
   EXPECT_EQ(b.last_restart(), proto::MeasureRestart::load_changed);
 }
 
+TEST_F(AnalyzerOutsideLoad, ALoadThatNeverSettlesStillRestartsTheBaseline) {
+  // Quiet for the baseline (1 %), then an outside load that switches every 6 iterations between two levels,
+  // 37.5 % and 20 %, both far from the baseline's and 17.5 points from each other: each window lasts about
+  // 0.5 s, under load_hold_s, but no window agrees with the baseline. After 1 s of disagreement without a
+  // break the baseline is measured again, at one of the two levels, and a window at that level reports.
+  AmdahlLoop loop{region_ids(2), 0.1, 0.5};
+  int k = 0;
+  for (; k < 300 && !(a.report_seq() > 0 && latest(a).cpus == 2); ++k) {
+    const double share = k < 12 ? 0.01 : ((k / 6) % 2 == 0 ? 0.375 : 0.2);
+    const double slowdown = 1.0 / (1.0 - share);
+    const int team = a.team_for(d.granted);
+    loop.t1_s = 0.1 * slowdown;
+    d.iterations(loop, 1);
+    g_wait_ns += static_cast<std::uint64_t>(share * 0.1 * (0.5 + 0.5 / team) * slowdown * team * 1e9);
+  }
+  ASSERT_LT(k, 300) << "no report at 2 CPUs: the baseline was never measured again";
+  EXPECT_GE(a.restarts(), 1U);
+  EXPECT_EQ(a.last_restart(), proto::MeasureRestart::load_changed);
+}
+
 TEST_F(AnalyzerOutsideLoad, UnknownWaitsFilterNothing) {
   g_wait_ns = kWaitUnknown;
   const AmdahlLoop loop{region_ids(2), 0.1, 0.5};
