@@ -91,6 +91,7 @@ void AccountingLog::record(const Job& j, const std::string& why, double now, dou
                         {"efficiency", or_null(j.perf.valid, j.perf.efficiency)},
                         {"measured_cpus", j.perf.valid ? nlohmann::json(j.perf.cpus) : nlohmann::json(nullptr)},
                         {"policy_state", j.policy_state},
+                        {"slurm_job_id", slurm_id_json(j)},
                         {"end_reason", why}};
   rec.update(context);  // the RM: policy, rm_pid, socket
   std::string line = rec.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";

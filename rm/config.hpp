@@ -38,6 +38,9 @@ struct Config {
   double mem_bandwidth = 0;     // bytes/s all CPUs sustain streaming (also Machine::mem_bandwidth); 0 unknown
   double thread_bandwidth = 0;  // bytes/s one streaming thread (BBMA) moves alone; 0 unknown
   double contention = 1;        // slowdown per unit of excess demand of a fully memory-bound job
+  // Slurm (docs/slurm.md): the node whose admission the policy's may_start gates (drain/resume); empty: none.
+  std::string slurm_node;
+  std::string scontrol = "scontrol";  // the program that drains and resumes it (found in PATH)
   // Progress rates for the co-scheduling policies (rm/sensors/rates.hpp): auto, app-work, iterations, regions,
   // replay:FILE.
   std::string rate_sensor = "auto";

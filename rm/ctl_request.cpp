@@ -88,6 +88,14 @@ Result<CtlRequest> parse_object(const json& req) {
       if (!v.is_number_integer() || v.get<std::int64_t>() < 0) return bad("field 'order' must hold job ids (integers >= 0)");
       r.order.push_back(v.get<policy::JobId>());
     }
+  } else if (cmd == "expect") {
+    r.cmd = CtlCmd::expect;
+    auto it = req.find("slurm_job_id");
+    if (it == req.end() || !it->is_number_integer() || it->get<std::int64_t>() < 0 ||
+        (it->is_number_unsigned() && it->get<std::uint64_t>() > 0xffffffffULL) || it->get<std::int64_t>() > 0xffffffffLL) {
+      return bad("field 'slurm_job_id' must be a Slurm job id (an integer in [0, 4294967295])");
+    }
+    r.slurm_job_id = it->get<std::int64_t>();
   } else {
     return bad("unknown command '" + cmd + "' (" + std::string(kCtlCommands) + ")");
   }

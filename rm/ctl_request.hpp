@@ -15,7 +15,7 @@
 namespace cosched::rm {
 
 enum class CtlCmd { status, may_start, shutdown, decisions, policies, why, policy, set, cluster_local, cluster_switch,
-                    release };
+                    release, expect };
 
 struct CtlRequest {
   CtlCmd cmd = CtlCmd::status;
@@ -25,6 +25,7 @@ struct CtlRequest {
   policy::JobId job = 0;     // why, release: the job
   int queued = -1;           // may_start: jobs waiting in the asking queuing system (-1: not said)
   std::vector<policy::JobId> order;  // cluster_switch: this node's jobs in the cluster's agreed order
+  std::int64_t slurm_job_id = -1;    // expect: the Slurm job starting on this node (its prolog says so)
 };
 
 // Parses one control request payload (a JSON object {"cmd": ..., ...}).
@@ -37,6 +38,7 @@ constexpr const char* ctl_command_name(CtlCmd c) noexcept {
     case CtlCmd::policy: return "switch the policy";
     case CtlCmd::set: return "set policy parameters";
     case CtlCmd::cluster_switch: return "switch the cluster's gang (cosched-cluster)";
+    case CtlCmd::expect: return "announce a starting Slurm job";
     case CtlCmd::release: return "release another user's job";
     default: return "use this command";
   }
@@ -44,6 +46,6 @@ constexpr const char* ctl_command_name(CtlCmd c) noexcept {
 
 // The command list shown when `cmd` is unknown.
 inline constexpr std::string_view kCtlCommands =
-    "status, may_start, policy, set, why, release, decisions, policies, shutdown, cluster_local, cluster_switch";
+    "status, may_start, policy, set, why, release, decisions, policies, shutdown, cluster_local, cluster_switch, expect";
 
 }  // namespace cosched::rm

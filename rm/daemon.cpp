@@ -74,13 +74,15 @@ Status Daemon::start() {
 
   if (auto st = guard_.start(); !st) return st;
   ::sigprocmask(SIG_BLOCK, &mask, nullptr);
+  gate_ = std::make_unique<SlurmGate>(cfg_.slurm_node, cfg_.scontrol, guard_);
+  gate_->recover();
 
   auto enf = make_enforcer(cfg_.enforce, topo_.cpus(), guard_);
   if (!enf) return enf.error();
-  enforcer_ = std::move(*enf);
+  enforcer_ = make_slurm_aware_enforcer(std::move(*enf), topo_.cpus());
   auto stopper = make_stopper(cfg_.stop_with, enforcer_->name() == "cgroup-v2", guard_);
   if (!stopper) return stopper.error();
-  stopper_ = std::move(*stopper);
+  stopper_ = make_slurm_aware_stopper(std::move(*stopper), guard_);
 
   epfd_ = ::epoll_create1(EPOLL_CLOEXEC);
   signal_fd_ = ::signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
@@ -160,6 +162,7 @@ void Daemon::on_signal() {
       int status = 0;
       while (pid_t p = ::waitpid(-1, &status, WNOHANG)) {
         if (p < 0) break;
+        if (gate_ && gate_->on_child_exit(p, status, now())) continue;
         if (p == guard_.pid()) {
           COSCHED_ERROR(rm, "the guard process (pid {}) died: jobs are unprotected if the RM dies", p);
         }
@@ -217,6 +220,7 @@ void Daemon::stop_all() {
   while (!conns_.empty()) close_conn(conns_.begin()->first);
   stopper_->shutdown();
   enforcer_->shutdown();
+  if (gate_) gate_->shutdown();  // after the jobs: they run again before slurmctld may start others
   guard_.goodbye();
   if (guard_.pid() > 0) {
     for (int i = 0; i < 50; ++i) {

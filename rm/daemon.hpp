@@ -30,6 +30,7 @@
 #include "policies/policy.hpp"
 #include "sensors/rates.hpp"
 #include "sensors/sensor_set.hpp"
+#include "slurm_gate.hpp"
 #include "register_body.hpp"
 #include "topology.hpp"
 
@@ -122,6 +123,13 @@ class Daemon {
   void note_team(Job& j, const ArenaProgress& p);
   [[nodiscard]] bool baseline_wanted() const;
 
+  // slurm_arrivals.cpp: Slurm jobs announced by their prolog, not registered yet (docs/slurm.md)
+  void expect_slurm_job(std::int64_t slurm_job_id);
+  void registered_slurm_job(std::int64_t slurm_job_id);
+  // The policy's answer, held back while an announced Slurm job has not registered: the policy cannot count a
+  // job it has not seen, and slurmctld would start more on the stale answer (qsubmit waits the same way).
+  void hold_for_expected(bool& may_start, std::string& reason);
+
   // mpi_jobs.cpp: jobs of several processes (MPI ranks)
   void handle_register_rank(Conn& c, const wire::Frame& f);
   std::vector<Unit> units();
@@ -160,6 +168,7 @@ class Daemon {
   std::unique_ptr<Enforcer> enforcer_;
   std::unique_ptr<Stopper> stopper_;
   std::unique_ptr<policy::Policy> policy_;
+  std::unique_ptr<SlurmGate> gate_;  // --slurm-node: the policy's may_start applied to the Slurm node
   sensors::SensorSet sensors_;
   sensors::RateSensor rates_;
   std::uint64_t rate_seq_ = 0;  // numbers every progress-rate sample (policy::Rate::seq)
@@ -200,6 +209,7 @@ class Daemon {
   double queued_at_ = -1;
   std::uint64_t decisions_ = 0;
   policy::ClusterOrder cluster_;  // cosched-cluster's latest order (Snapshot::cluster)
+  std::map<std::int64_t, double> expected_;  // Slurm job id → when its prolog announced it
 };
 
 }  // namespace cosched::rm

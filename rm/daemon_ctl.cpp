@@ -83,6 +83,7 @@ json Daemon::job_json(const Job& j) const {
             {"job", view_id(j)},
             {"rank", j.gang != 0 ? json(j.rank) : json(nullptr)},
             {"job_key", j.gang != 0 ? json(j.job_key) : json(nullptr)},
+            {"slurm_job_id", slurm_id_json(j)},
             // The PMPI wrappers' exact counts (0 for a program that is no MPI rank) and the network sensor's
             // latest rate (null before its first sample).
             {"net_bytes_out", j.progress.net_bytes_out},
@@ -173,6 +174,7 @@ json Daemon::status_json() const {
           {"uptime_s", now()},
           {"rm_pid", ::getpid()},
           {"may_start", may_start_},
+          {"slurm", gate_ ? gate_->status_json() : json(nullptr)},
           {"may_start_reason", may_start_reason_},
           {"allocated", allocated},
           {"decisions", decisions_},
@@ -190,7 +192,7 @@ void Daemon::handle_ctl(Conn& c, const wire::Frame& f) {
     return reply(error_reply(req.error().message));
   }
   const bool changes_rm = req->cmd == CtlCmd::shutdown || req->cmd == CtlCmd::policy || req->cmd == CtlCmd::set ||
-                          req->cmd == CtlCmd::cluster_switch;
+                          req->cmd == CtlCmd::cluster_switch || req->cmd == CtlCmd::expect;
   if (changes_rm && !is_admin(c)) {
     COSCHED_THROTTLED(peer_log_, ctl, warn, "refused {} from pid {} uid {}: not root, uid {}{}", ctl_command_name(req->cmd),
                       c.pid, c.uid, ::geteuid(),
@@ -234,6 +236,9 @@ json Daemon::answer_ctl(const Conn& c, const CtlRequest& req) {
     case CtlCmd::decisions: break;  // answered as text by handle_ctl
     case CtlCmd::cluster_local: return cluster_local_json();
     case CtlCmd::cluster_switch: return cluster_switch(req.order);
+    case CtlCmd::expect:
+      expect_slurm_job(req.slurm_job_id);
+      return {{"ok", true}, {"may_start", may_start_}, {"reason", may_start_reason_}};
     case CtlCmd::policies: {
       json list = json::array();
       for (const auto& p : policy::list_policies()) list.push_back({{"name", p.name}, {"summary", p.summary}});

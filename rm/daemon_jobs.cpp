@@ -12,6 +12,7 @@
 #include "daemon.hpp"
 #include "placement.hpp"
 #include "rank_split.hpp"
+#include "slurm_confinement.hpp"
 #include "register_body.hpp"
 
 namespace cosched::rm {
@@ -68,6 +69,11 @@ void Daemon::admit(Conn& c, RegisterRequest body, const std::string& key, int ra
   if (!key.empty()) {
     j.rank = rank;
     j.job_key = key;
+    j.slurm_job_id = slurm_job_id_of(key);
+    if (j.slurm_job_id >= 0) {
+      read_slurm_confinement(j, topo_.cpus());
+      registered_slurm_job(j.slurm_job_id);
+    }
     j.gang = j.id;
     for (auto& [gid, g] : gangs_) {
       if (g.uid == c.uid && g.key == key) {
@@ -232,7 +238,7 @@ policy::Snapshot Daemon::snapshot(policy::Event event, policy::JobId subject) {
     v.bandwidth = sensors_.bandwidth(processes);
     v.network = sensors_.network(processes);
     v.rate = j.rate;
-    if (j.gang != 0) {
+    if (j.gang != 0 && u.members.size() > 1) {
       // A job of several processes: what they ask for together, the allocation they share. A rank's speedup
       // is not the job's (measured at its share, with its partners' pace), so it reports none.
       const Gang& g = gangs_.at(u.id);
@@ -243,6 +249,10 @@ policy::Snapshot Daemon::snapshot(policy::Event event, policy::JobId subject) {
       v.analyzing = false;
       v.perf = policy::Perf{};
       v.history.clear();
+    }
+    // Never more than Slurm let it use: a policy grants nothing placement could not place.
+    if (const CpuSet allowed = allowed_cpus(u.members); !allowed.empty()) {
+      v.request = std::min(v.request, allowed.count());
     }
     s.jobs.push_back(std::move(v));
   }
@@ -305,7 +315,8 @@ void Daemon::apply(const policy::Decision& d, policy::Event event, policy::JobId
                     it == by_id.end() ? 0 : want, ncpu, std::max(held, 1));
       want = std::clamp(std::max(held, 1), 1, ncpu);
     }
-    reqs.push_back({u.id, want, current});
+    // A Slurm job stays inside the CPUs Slurm gave it (placement.hpp).
+    reqs.push_back({u.id, want, current, allowed_cpus(u.members)});
     unit_of[u.id] = &u;
   }
   auto placed = place_with_groups(topo_.order(), topo_.core_of(), reqs, d.co_schedule);
@@ -372,9 +383,9 @@ void Daemon::apply(const policy::Decision& d, policy::Event event, policy::JobId
         // Growing: widen the CPUs before the team grows; shrinking: shrink the team first.
         if (count >= j.allocation) {
           if (auto st = enforcer_->apply(j, cpus); !st) COSCHED_WARN(enforce, "job {}: {}", j.id, st.error().message);
-          j.arena->publish(count, cpus, enforcer_->job_applies_mask());
+          j.arena->publish(count, cpus, enforcer_->applies_mask_for(j));
         } else {
-          j.arena->publish(count, cpus, enforcer_->job_applies_mask());
+          j.arena->publish(count, cpus, enforcer_->applies_mask_for(j));
           if (auto st = enforcer_->apply(j, cpus); !st) COSCHED_WARN(enforce, "job {}: {}", j.id, st.error().message);
         }
         j.allocation = count;
@@ -388,6 +399,7 @@ void Daemon::apply(const policy::Decision& d, policy::Event event, policy::JobId
       }
       nlohmann::json job_entry = {{"id", j.id},
                                   {"pid", j.pid},  // joins the log to qsubmit's jobs.csv and to ps
+                                  {"slurm_job_id", slurm_id_json(j)},  // joins it to sacct and jobcomp
                                   {"allocated", count},
                                   {"cpus", cpus.to_string()},
                                   {"run", "running"},
@@ -412,6 +424,7 @@ void Daemon::apply(const policy::Decision& d, policy::Event event, policy::JobId
     if (a != nullptr) j.policy_state = a->state;
     const bool just_stopped = std::find(stopping.begin(), stopping.end(), view_id(j)) != stopping.end();
     nlohmann::json job_entry = {{"id", id},
+                                {"slurm_job_id", slurm_id_json(j)},
                                 {"allocated", j.allocation},
                                 {"cpus", j.cpus.to_string()},
                                 {"run", "stopped"},
@@ -421,9 +434,12 @@ void Daemon::apply(const policy::Decision& d, policy::Event event, policy::JobId
     if (log_.is_open()) jobs_json.push_back(std::move(job_entry));
   }
   changed = changed || !stopping.empty() || !resuming.empty();
-  bool ml_changed = d.may_start != may_start_;
+  const bool may_start_before = may_start_;
   may_start_ = d.may_start;
   may_start_reason_ = d.may_start_reason;
+  hold_for_expected(may_start_, may_start_reason_);
+  const bool ml_changed = may_start_ != may_start_before;
+  if (gate_) gate_->apply(may_start_, now());
   if (d.wake_at) arm_wake(*d.wake_at);
 
   bool noteworthy = changed || ml_changed || groups_changed || event == policy::Event::arrival || event == policy::Event::departure ||
@@ -433,8 +449,8 @@ void Daemon::apply(const policy::Decision& d, policy::Event event, policy::JobId
                             {"event", policy::to_string(event)},
                             {"subject", subject},
                             {"policy", policy_->name()},
-                            {"may_start", d.may_start},
-                            {"may_start_reason", d.may_start_reason}};
+                            {"may_start", may_start_},
+                            {"may_start_reason", may_start_reason_}};
     if (!d.co_schedule.empty()) entry["groups"] = d.co_schedule;  // co-runners: SMT siblings / adjacent cores
     if (log_.is_open()) {
       entry["jobs"] = std::move(jobs_json);

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "control_file.hpp"
+#include "slurm_node.hpp"
 
 namespace cosched::rm {
 
@@ -29,7 +30,24 @@ struct Watched {
   bool stopped = false;
 };
 
-void restore(std::map<pid_t, Watched>& jobs, std::vector<std::string>& dirs) {
+// Slurm nodes the RM drained: node → scontrol to resume it with.
+using DrainedNodes = std::map<std::string, std::string>;
+
+// Jobs first (they run again at once), then the node: slurmctld may start new jobs as soon as it is resumed.
+void resume_nodes(const DrainedNodes& nodes) {
+  for (const auto& [node, scontrol] : nodes) {
+    std::string why;
+    auto r = slurm::run_node_op(slurm::NodeOp::resume, node, scontrol, why);
+    if (r != slurm::op_done && r != slurm::op_not_ours) {
+      std::string line = "cosched-guard: cannot resume Slurm node " + node + ": " + slurm::to_string(r) +
+                         (why.empty() ? "" : ": " + why) + "\n";
+      ssize_t ignored = ::write(STDERR_FILENO, line.data(), line.size());
+      (void)ignored;
+    }
+  }
+}
+
+void restore(std::map<pid_t, Watched>& jobs, std::vector<std::string>& dirs, const DrainedNodes& nodes) {
   for (auto& [pid, w] : jobs) {
     if (!w.freezer_dir.empty()) {
       write_control_file(w.freezer_dir + "/cgroup.freeze", "0");          // cgroup v2 freezer
@@ -43,6 +61,7 @@ void restore(std::map<pid_t, Watched>& jobs, std::vector<std::string>& dirs) {
       if (!d.empty()) dirs.push_back(d);
     }
   }
+  resume_nodes(nodes);
   // A cgroup cannot be removed while a task is still in it, and an exited job stays there until its
   // parent reaps it. Nobody waits for the guard, so it keeps trying for a while (newest first: job
   // directories before the RM's own).
@@ -124,6 +143,10 @@ void Guard::job_stopped(pid_t pid, const std::string& freezer_dir) {
 void Guard::job_resumed(pid_t pid) { send("C\t" + std::to_string(pid) + "\n"); }
 void Guard::job_released(pid_t pid) { send("R\t" + std::to_string(pid) + "\n"); }
 void Guard::owns_dir(const std::string& dir) { send("D\t" + dir + "\n"); }
+void Guard::node_drained(const std::string& node, const std::string& scontrol) {
+  send("N\t" + node + "\t" + scontrol + "\n");
+}
+void Guard::node_resumed(const std::string& node) { send("n\t" + node + "\n"); }
 void Guard::goodbye() {
   send("B\n");
   if (fd_ >= 0) ::close(fd_);
@@ -133,6 +156,7 @@ void Guard::goodbye() {
 void Guard::run(int fd) {
   std::map<pid_t, Watched> jobs;
   std::vector<std::string> dirs;
+  DrainedNodes nodes;
   bool goodbye = false;
   std::string buf;
   char chunk[4096];
@@ -167,6 +191,10 @@ void Guard::run(int fd) {
         jobs.erase(pid);
       } else if (op == "D" && f.size() >= 2) {
         dirs.push_back(f[1]);
+      } else if (op == "N" && f.size() >= 3) {
+        nodes[f[1]] = f[2];
+      } else if (op == "n" && f.size() >= 2) {
+        nodes.erase(f[1]);
       } else if (op == "B") {
         goodbye = true;
       }
@@ -174,7 +202,7 @@ void Guard::run(int fd) {
   }
   // Even after a goodbye, anything still listed is restored: the RM may have missed one.
   (void)goodbye;
-  restore(jobs, dirs);
+  restore(jobs, dirs, nodes);
 }
 
 }  // namespace cosched::rm

@@ -1,7 +1,7 @@
 // The guard: a small process forked by cosched-rm at start-up that outlives it. It learns, over a pipe,
 // which jobs the RM confines or stops; when the pipe closes without a goodbye (the RM was killed, even with
 // SIGKILL), it puts every job back to native: original cgroup, SIGCONT, thawed, and removes the RM's
-// cgroups. This is what makes DESIGN rule 3 hold when the RM cannot clean up after itself.
+// cgroups, and resumes a Slurm node the RM drained. This is what makes DESIGN rule 3 hold when the RM cannot clean up after itself.
 #pragma once
 
 #include <sys/types.h>
@@ -30,6 +30,10 @@ class Guard {
   void job_stopped(pid_t pid, const std::string& freezer_dir);  // stopped by signal (dir empty) or freezer
   void job_resumed(pid_t pid);
   void job_released(pid_t pid);
+  // The RM is about to drain Slurm node `node` (slurm_gate.hpp); on RM death the guard resumes it if it is
+  // still drained with cosched's reason, with `scontrol`. node_resumed: nothing of ours to undo any more.
+  void node_drained(const std::string& node, const std::string& scontrol);
+  void node_resumed(const std::string& node);
   // A directory the RM created (removed by the guard after the jobs, in reverse order of announcement).
   void owns_dir(const std::string& dir);
   // Clean shutdown: everything was already released by the RM; the guard exits.

@@ -14,6 +14,7 @@
 #include "arena_host.hpp"
 #include "cosched/cpuset.hpp"
 #include "policies/snapshot.hpp"
+#include <nlohmann/json.hpp>
 
 namespace cosched::rm {
 
@@ -58,6 +59,15 @@ struct Job {
   policy::JobId gang = 0;
   int rank = 0;
   std::string job_key;
+  // The Slurm job it belongs to, from the key the SPANK plugin gives every task of a --cosched job
+  // ("slurm:<id>", slurm/spank_cosched.cpp); -1 for none. Like the key, it is the job's own word: it groups the
+  // processes of one uid and labels records, and grants nothing.
+  std::int64_t slurm_job_id = -1;
+  // Slurm's confinement, read from the kernel at admission (slurm_confinement.cpp): the CPUs Slurm let the
+  // process use (its affinity, which task/affinity and task/cgroup narrow), empty when that is every managed
+  // CPU; and whether its cpuset cgroup is Slurm's (task/cgroup), which the RM must never move it out of.
+  CpuSet allowed;
+  bool in_slurm_cgroup = false;
 
   // Mechanism handles.
   int conn_fd = -1;           // the job's socket (EOF = departure)
@@ -90,5 +100,23 @@ struct Job {
   std::vector<CpuStep> cpu_steps;
   double cpu_seconds = 0;
 };
+
+// "slurm:<digits>" → the Slurm job id; -1 for any other key.
+inline std::int64_t slurm_job_id_of(const std::string& key) {
+  constexpr std::string_view prefix = "slurm:";
+  if (key.size() <= prefix.size() || key.size() > prefix.size() + 10 || key.compare(0, prefix.size(), prefix) != 0) {
+    return -1;
+  }
+  std::int64_t v = 0;
+  for (std::size_t i = prefix.size(); i < key.size(); ++i) {
+    if (key[i] < '0' || key[i] > '9') return -1;
+    v = v * 10 + (key[i] - '0');
+  }
+  return v;
+}
+
+inline nlohmann::json slurm_id_json(const Job& j) {
+  return j.slurm_job_id >= 0 ? nlohmann::json(j.slurm_job_id) : nlohmann::json(nullptr);
+}
 
 }  // namespace cosched::rm

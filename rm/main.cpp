@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -161,6 +162,21 @@ int main(int argc, char** argv) {
                  "(scripts/calibrate-bandwidth)")
       ->check(CLI::Range(0.01, 100.0))
       ->capture_default_str();
+  auto* node_opt = app.add_option(
+      "--slurm-node", cfg.slurm_node,
+      "Slurm node whose admission the policy gates: drained (reason 'cosched: multiprogramming level reached') "
+      "while the policy admits no more jobs, resumed when it does and when the RM exits or dies (docs/slurm.md)")
+      ->check([](const std::string& v) {
+        for (unsigned char ch : v) {
+          if (!std::isalnum(ch) && ch != '-' && ch != '_' && ch != '.') {
+            return std::string("a Slurm node name: letters, digits, '-', '_' and '.'");
+          }
+        }
+        return v.empty() ? std::string("must not be empty") : std::string();
+      });
+  app.add_option("--scontrol", cfg.scontrol, "the scontrol that drains and resumes --slurm-node (uses SLURM_CONF)")
+      ->capture_default_str()
+      ->needs(node_opt);
   app.add_flag("--calibrate", cfg.calibrate,
                "measure --thread-bandwidth, --mem-bandwidth and --contention at start, on the managed CPUs, with the "
                "runs of scripts/calibrate-bandwidth (bbma, stream-copy; a few seconds); with --calibration FILE the "

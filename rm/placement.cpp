@@ -42,17 +42,58 @@ void keep_position(std::vector<int>& dist, int p) {
   for (int q = p + 1; q < n && dist[static_cast<std::size_t>(q)] > q - p; ++q) dist[static_cast<std::size_t>(q)] = q - p;
 }
 
-// For a job with nothing kept: the first run of `need` consecutive positions at the lowest load, so a new
-// job lands on a compact block instead of filling holes one by one.
-int first_block(const Slots& s, int need) {
+// For a job with nothing kept: the first run of `need` consecutive positions it may take (`barred` false) at
+// the lowest load among those, so a new job lands on a compact block instead of filling holes one by one.
+int first_block(const Slots& s, int need, const std::vector<char>& barred) {
   const int n = static_cast<int>(s.load.size());
-  int min_load = *std::min_element(s.load.begin(), s.load.end());
+  int min_load = INT_MAX;
+  for (int p = 0; p < n; ++p) {
+    if (!barred[static_cast<std::size_t>(p)]) min_load = std::min(min_load, s.load[static_cast<std::size_t>(p)]);
+  }
   int run = 0;
   for (int p = 0; p < n; ++p) {
-    run = s.load[static_cast<std::size_t>(p)] == min_load ? run + 1 : 0;
+    const bool free = !barred[static_cast<std::size_t>(p)] && s.load[static_cast<std::size_t>(p)] == min_load;
+    run = free ? run + 1 : 0;
     if (run == need) return p - need + 1;
   }
   return -1;
+}
+
+// Pass 2 for one request: from what it kept, take more positions until it has `want` (a compact block for a
+// job that kept nothing, else the nearest at the lowest load), raising the sharing cap when rounding leaves
+// none. `mine` and `dist` are scratch space.
+void grow(Slots& s, int want, const std::vector<char>& barred, std::vector<int>& kept,
+          std::vector<char>& mine, std::vector<int>& dist) {
+  if (static_cast<int>(kept.size()) >= want) return;
+  mine = barred;  // a position it may not take counts as taken
+  for (int p : kept) mine[static_cast<std::size_t>(p)] = 1;
+  if (kept.empty()) {
+    int start = first_block(s, want, barred);
+    if (start >= 0) {
+      for (int p = start; p < start + want; ++p) {
+        kept.push_back(p);
+        mine[static_cast<std::size_t>(p)] = 1;
+        ++s.load[static_cast<std::size_t>(p)];
+      }
+    }
+  }
+  // Nothing kept: every position is at distance 0 (the lowest-load, lowest position wins).
+  std::fill(dist.begin(), dist.end(), kept.empty() ? 0 : INT_MAX);
+  for (int p : kept) keep_position(dist, p);
+  const bool started_empty = kept.empty();
+  while (static_cast<int>(kept.size()) < want) {
+    int p = pick_near(s, mine, dist);
+    if (p < 0) {
+      // Every position is at the cap (rounding): allow one more job on the least loaded CPU we lack.
+      ++s.cap;
+      continue;
+    }
+    kept.push_back(p);
+    mine[static_cast<std::size_t>(p)] = 1;
+    ++s.load[static_cast<std::size_t>(p)];
+    if (started_empty && kept.size() == 1) std::fill(dist.begin(), dist.end(), INT_MAX);
+    keep_position(dist, p);
+  }
 }
 
 }  // namespace
@@ -64,66 +105,59 @@ std::map<policy::JobId, CpuSet> place(const std::vector<int>& order, const std::
   std::vector<int> pos_of_cpu(static_cast<std::size_t>(*std::max_element(order.begin(), order.end()) + 1), -1);
   for (int p = 0; p < n; ++p) pos_of_cpu[static_cast<std::size_t>(order[static_cast<std::size_t>(p)])] = p;
 
+  // Positions each request may not take (outside its `allowed`); a set naming none of ours restricts nothing.
+  std::vector<std::vector<char>> barred(requests.size(), std::vector<char>(static_cast<std::size_t>(n), 0));
+  std::vector<int> wants(requests.size());
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    int may = n;
+    if (!requests[i].allowed.empty()) {
+      int inside = 0;
+      for (int p = 0; p < n; ++p) inside += requests[i].allowed.test(order[static_cast<std::size_t>(p)]) ? 1 : 0;
+      if (inside > 0) {
+        for (int p = 0; p < n; ++p) {
+          barred[i][static_cast<std::size_t>(p)] = requests[i].allowed.test(order[static_cast<std::size_t>(p)]) ? 0 : 1;
+        }
+        may = inside;
+      }
+    }
+    wants[i] = std::min(std::clamp(requests[i].count, 1, n), may);
+  }
   long total = 0;
-  for (const auto& r : requests) total += std::clamp(r.count, 1, n);
+  for (int w : wants) total += w;
   Slots s;
   s.load.assign(static_cast<std::size_t>(n), 0);
   s.cap = static_cast<int>(std::max<long>(1, (total + n - 1) / n));
 
-  // Pass 1: keep current CPUs, lowest positions first, up to the new count and the sharing cap.
+  // Requests restricted to some CPUs (a Slurm job's allocation) are placed first, both passes, then the others:
+  // an unrestricted job can go anywhere, so it yields a contested CPU even one it held.
   std::vector<std::vector<int>> kept(requests.size());
-  for (std::size_t i = 0; i < requests.size(); ++i) {
-    int want = std::clamp(requests[i].count, 1, n);
-    for (int c : requests[i].current.to_vector()) {
-      if (static_cast<int>(kept[i].size()) >= want) break;
-      if (c >= static_cast<int>(pos_of_cpu.size()) || pos_of_cpu[static_cast<std::size_t>(c)] < 0) continue;
-      int p = pos_of_cpu[static_cast<std::size_t>(c)];
-      if (s.load[static_cast<std::size_t>(p)] >= s.cap) continue;
-      kept[i].push_back(p);
-      ++s.load[static_cast<std::size_t>(p)];
-    }
-  }
-  // Pass 2: grow. Jobs needing most go first (they need the largest compact blocks); ties keep admission order.
-  std::vector<std::size_t> idx(requests.size());
-  for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = i;
-  std::stable_sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) {
-    auto need = [&](std::size_t i) { return std::clamp(requests[i].count, 1, n) - static_cast<int>(kept[i].size()); };
-    return need(a) > need(b);
-  });
+  std::vector<std::size_t> restricted_first(requests.size());
+  for (std::size_t i = 0; i < restricted_first.size(); ++i) restricted_first[i] = i;
+  auto restricted = [&](std::size_t i) { return std::find(barred[i].begin(), barred[i].end(), 1) != barred[i].end(); };
+  const auto split = std::stable_partition(restricted_first.begin(), restricted_first.end(), restricted);
   std::vector<char> mine(static_cast<std::size_t>(n), 0);
   std::vector<int> dist(static_cast<std::size_t>(n), 0);
-  for (std::size_t i : idx) {
-    int want = std::clamp(requests[i].count, 1, n);
-    if (static_cast<int>(kept[i].size()) >= want) continue;  // nothing to add (the order puts these last)
-    std::fill(mine.begin(), mine.end(), 0);
-    for (int p : kept[i]) mine[static_cast<std::size_t>(p)] = 1;
-    if (kept[i].empty()) {
-      int start = first_block(s, want);
-      if (start >= 0) {
-        for (int p = start; p < start + want; ++p) {
-          kept[i].push_back(p);
-          mine[static_cast<std::size_t>(p)] = 1;
-          ++s.load[static_cast<std::size_t>(p)];
-        }
+  for (const auto& group : {std::vector<std::size_t>(restricted_first.begin(), split),
+                            std::vector<std::size_t>(split, restricted_first.end())}) {
+    // Pass 1: keep current CPUs, lowest positions first, up to the new count and the sharing cap.
+    for (std::size_t i : group) {
+      for (int c : requests[i].current.to_vector()) {
+        if (static_cast<int>(kept[i].size()) >= wants[i]) break;
+        if (c >= static_cast<int>(pos_of_cpu.size()) || pos_of_cpu[static_cast<std::size_t>(c)] < 0) continue;
+        int p = pos_of_cpu[static_cast<std::size_t>(c)];
+        if (barred[i][static_cast<std::size_t>(p)] || s.load[static_cast<std::size_t>(p)] >= s.cap) continue;
+        kept[i].push_back(p);
+        ++s.load[static_cast<std::size_t>(p)];
       }
     }
-    // Nothing kept: every position is at distance 0 (the lowest-load, lowest position wins).
-    std::fill(dist.begin(), dist.end(), kept[i].empty() ? 0 : INT_MAX);
-    for (int p : kept[i]) keep_position(dist, p);
-    const bool started_empty = kept[i].empty();
-    while (static_cast<int>(kept[i].size()) < want) {
-      int p = pick_near(s, mine, dist);
-      if (p < 0) {
-        // Every position is at the cap (rounding): allow one more job on the least loaded CPU we lack.
-        ++s.cap;
-        continue;
-      }
-      kept[i].push_back(p);
-      mine[static_cast<std::size_t>(p)] = 1;
-      ++s.load[static_cast<std::size_t>(p)];
-      if (started_empty && kept[i].size() == 1) std::fill(dist.begin(), dist.end(), INT_MAX);
-      keep_position(dist, p);
-    }
+    // Pass 2: grow. Jobs needing most go first (they need the largest compact blocks); ties keep admission
+    // order.
+    std::vector<std::size_t> idx = group;
+    std::stable_sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) {
+      auto need = [&](std::size_t i) { return wants[i] - static_cast<int>(kept[i].size()); };
+      return need(a) > need(b);
+    });
+    for (std::size_t i : idx) grow(s, wants[i], barred[i], kept[i], mine, dist);
   }
   for (std::size_t i = 0; i < requests.size(); ++i) {
     CpuSet set;

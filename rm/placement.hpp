@@ -18,6 +18,7 @@ struct PlaceRequest {
   policy::JobId id = 0;
   int count = 1;      // CPUs to place (>= 1)
   CpuSet current;     // CPUs held now (kept where possible)
+  CpuSet allowed;     // the only CPUs it may get (a Slurm job: those Slurm gave it); empty: any
 };
 
 // Co-scheduled groups (policy::Decision::co_schedule: SMT symbiosis). A group of jobs shares cores: with SMT
@@ -41,7 +42,8 @@ GroupPlacement place_groups(const std::vector<int>& order, const std::vector<int
                             const std::vector<GroupRequest>& groups);
 
 // `order`: the managed CPUs in topology order. Requests are served in the given order (admission order), so
-// older jobs win ties. Every request gets exactly min(count, order.size()) distinct CPUs.
+// older jobs win ties. Every request gets exactly min(count, CPUs it may get) distinct CPUs, all within
+// `allowed` when that names any CPU of `order`.
 std::map<policy::JobId, CpuSet> place(const std::vector<int>& order, const std::vector<PlaceRequest>& requests);
 
 // The daemon's and the simulator's placement: `requests` honouring `groups` (Decision::co_schedule; ids not in

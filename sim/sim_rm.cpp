@@ -94,7 +94,7 @@ bool Simulator::apply(const policy::Decision& d, policy::Event event, policy::Jo
     std::vector<rm::PlaceRequest> requests;
     requests.reserve(n);
     for (std::size_t i = 0; i < n; ++i) {
-      requests.push_back({snapshot_.jobs[i].id, want[i], running_.at(snapshot_.jobs[i].id).cpus});
+      requests.push_back({snapshot_.jobs[i].id, want[i], running_.at(snapshot_.jobs[i].id).cpus, {}});
     }
     placed = rm::place_with_groups(cpu_order_, core_of_, requests, d.co_schedule);
   }

@@ -1,6 +1,7 @@
 #include "options.hpp"
 
 #include <CLI/CLI.hpp>
+#include <cstdio>
 
 #include "cosched/wire.hpp"
 
@@ -59,6 +60,16 @@ ParsedOptions parse_options(int argc, char** argv) {
                  "columns after the 18th of a job line: error (the standard has 18) or ignore (read the first 18, with one warning counting the lines)")
       ->check(CLI::IsMember({"error", "ignore"}))->capture_default_str();
   app.add_flag("--quiet,-q", o.quiet, "no progress line and no summary table");
+  app.add_option("--backend", o.backend,
+                 "local: start the jobs here; slurm: submit each job with sbatch at its submit time (with --cosched "
+                 "unless --native) and build the results from Slurm's job-completion records (docs/slurm.md)")
+      ->check(CLI::IsMember({"local", "slurm"}))
+      ->capture_default_str();
+  auto* partition = app.add_option("--partition", o.partition, "--backend slurm: the partition (default: Slurm's default)");
+  auto* sbatch_opt = app.add_option("--sbatch-option", o.sbatch_options,
+                                    "--backend slurm: an option for every sbatch, repeatable (--sbatch-option=--exclusive)")
+                         ->allow_extra_args(false);
+  auto* label = app.add_option("--label", o.label, "--backend slurm: the run's name in summary.json and reports");
 
   native->excludes(socket)->excludes(policy);
   socket->excludes(policy);
@@ -72,6 +83,28 @@ ParsedOptions parse_options(int argc, char** argv) {
     return {std::nullopt, code == 0 ? kExitOk : kExitBadInput};
   }
   o.selection = *qs::parse_selection(select);  // IsMember above admits only known names
+  if (o.backend == "slurm") {
+    // Slurm decides where and when; the node's RM is started by the prolog or systemd (docs/slurm.md).
+    for (const auto* opt : {policy, param, cpus}) {
+      if (opt->count() > 0) {
+        std::fprintf(stderr, "qsubmit: %s needs --backend local (under Slurm each node runs its own cosched-rm)\n",
+                     opt->get_name().c_str());
+        return {std::nullopt, kExitBadInput};
+      }
+    }
+    if (o.ml > 0) {
+      std::fprintf(stderr, "qsubmit: --ml needs --backend local (under Slurm the partition's OverSubscribe and the "
+                           "node's RM set the level)\n");
+      return {std::nullopt, kExitBadInput};
+    }
+  } else {
+    for (const auto* opt : {partition, sbatch_opt, label}) {
+      if (opt->count() > 0) {
+        std::fprintf(stderr, "qsubmit: %s needs --backend slurm\n", opt->get_name().c_str());
+        return {std::nullopt, kExitBadInput};
+      }
+    }
+  }
   if (native_flag) {
     o.rm_mode = RmMode::native;
   } else if (policy->count() > 0) {

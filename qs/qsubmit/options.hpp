@@ -41,6 +41,11 @@ struct Options {
   bool lenient = false;
   std::string extra_fields = "error";  // error | ignore (swf::ExtraFields)
   bool quiet = false;
+  // --backend slurm (docs/slurm.md): jobs go to sbatch; results come from Slurm's job-completion records.
+  std::string backend = "local";
+  std::string partition;                    // empty: Slurm's default partition
+  std::vector<std::string> sbatch_options;  // passed to every sbatch
+  std::string label;                        // the run's name (default slurm-cosched / slurm-native)
 
   // "native", the policy name, or "rm" when an existing RM is used (its policy is only known once asked).
   [[nodiscard]] std::string run_label() const;

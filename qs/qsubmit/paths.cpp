@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
 
 namespace fs = std::filesystem;
@@ -82,5 +83,33 @@ std::string find_executable(const std::string& name) {
 
 std::string cosched_run_path() { return sibling_or("cosched-run", COSCHED_BUILD_RUN_PATH); }
 std::string cosched_rm_path() { return sibling_or("cosched-rm", COSCHED_BUILD_RM_PATH); }
+
+// Results go under the user's data directory, never into whatever directory qsubmit was started from
+// (a source tree, usually): $XDG_DATA_HOME/cosched/runs, else ~/.local/share/cosched/runs, else /tmp.
+std::string default_out_dir(const std::string& label) {
+  std::time_t t = std::time(nullptr);
+  std::tm local{};
+  ::localtime_r(&t, &local);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &local);
+  fs::path base = "/tmp";
+  if (const char* data = std::getenv("XDG_DATA_HOME"); data != nullptr && *data == '/') {
+    base = data;
+  } else if (const char* home = std::getenv("HOME"); home != nullptr && *home == '/') {
+    base = fs::path(home) / ".local/share";
+  }
+  return (base / "cosched/runs" / ("qsubmit-" + label + "-" + stamp)).string();
+}
+
+// The output directory must be new or empty: results of two runs never mix. Returns an error message.
+std::string claim_out_dir(const std::string& dir) {
+  std::error_code ec;
+  if (fs::exists(dir, ec) && !(fs::is_directory(dir, ec) && fs::is_empty(dir, ec))) {
+    return "output directory " + dir + " exists and is not empty";
+  }
+  fs::create_directories(fs::path(dir) / "jobs", ec);
+  if (ec) return "cannot create " + dir + "/jobs: " + ec.message();
+  return {};
+}
 
 }  // namespace cosched::qsubmit

@@ -29,4 +29,11 @@ std::string find_executable(const std::string& name);
 std::string cosched_run_path();
 std::string cosched_rm_path();
 
+// Where a run's results go by default: $XDG_DATA_HOME/cosched/runs/qsubmit-<label>-<YYYYmmdd-HHMMSS> (else
+// ~/.local/share/..., else /tmp/...), never the current directory.
+std::string default_out_dir(const std::string& label);
+// The output directory must be new or empty (results of two runs never mix); creates it with jobs/ inside.
+// Returns an error message, empty when the directory is ours.
+std::string claim_out_dir(const std::string& dir);
+
 }  // namespace cosched::qsubmit

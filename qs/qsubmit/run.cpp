@@ -14,6 +14,7 @@
 #include "processes.hpp"
 #include "progress.hpp"
 #include "replay.hpp"
+#include "slurm_replay.hpp"
 #include "rm_link.hpp"
 #include "workload.hpp"
 
@@ -35,34 +36,6 @@ int cpus_we_may_use() {
   if (::sched_getaffinity(0, sizeof set, &set) == 0) return CPU_COUNT(&set);
   long n = ::sysconf(_SC_NPROCESSORS_ONLN);
   return n > 0 ? static_cast<int>(n) : 1;
-}
-
-// Results go under the user's data directory, never into whatever directory qsubmit was started from
-// (a source tree, usually): $XDG_DATA_HOME/cosched/runs, else ~/.local/share/cosched/runs, else /tmp.
-std::string default_out_dir(const std::string& label) {
-  std::time_t t = std::time(nullptr);
-  std::tm local{};
-  ::localtime_r(&t, &local);
-  char stamp[32];
-  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &local);
-  fs::path base = "/tmp";
-  if (const char* data = std::getenv("XDG_DATA_HOME"); data != nullptr && *data == '/') {
-    base = data;
-  } else if (const char* home = std::getenv("HOME"); home != nullptr && *home == '/') {
-    base = fs::path(home) / ".local/share";
-  }
-  return (base / "cosched/runs" / ("qsubmit-" + label + "-" + stamp)).string();
-}
-
-// The output directory must be new or empty: results of two runs never mix. Returns an error message.
-std::string claim_out_dir(const std::string& dir) {
-  std::error_code ec;
-  if (fs::exists(dir, ec) && !(fs::is_directory(dir, ec) && fs::is_empty(dir, ec))) {
-    return "output directory " + dir + " exists and is not empty";
-  }
-  fs::create_directories(fs::path(dir) / "jobs", ec);
-  if (ec) return "cannot create " + dir + "/jobs: " + ec.message();
-  return {};
 }
 
 Status write_lines(const std::string& path, const std::vector<json>& entries) {
@@ -111,6 +84,7 @@ std::string unmanaged_sentence(const std::vector<std::int64_t>& ids, const std::
 }  // namespace
 
 int run_qsubmit(const Options& options) {
+  if (options.backend == "slurm") return run_slurm_backend(options);
   signals::install();  // before anything starts: a Ctrl-C from here on is handled, not fatal
 
   LoadSettings load;

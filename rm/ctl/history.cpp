@@ -20,6 +20,10 @@ bool passes(const nlohmann::json& r, const HistoryFilter& f) {
   }
   if (f.job && r.value("id", -1L) != *f.job) return false;
   if (f.pid && r.value("pid", -1L) != *f.pid) return false;
+  if (f.slurm_job) {
+    const auto& s = r.value("slurm_job_id", nlohmann::json());
+    if (!s.is_number_integer() || s.get<long>() != *f.slurm_job) return false;
+  }
   return true;
 }
 
@@ -50,6 +54,8 @@ std::string cpus_over_time(const nlohmann::json& steps) {
   return out;
 }
 
+std::string slurm_job(const nlohmann::json& v) { return v.is_number_integer() ? std::to_string(v.get<long>()) : "-"; }
+
 }  // namespace
 
 Result<std::vector<nlohmann::json>> read_history(const std::string& path, const HistoryFilter& filter,
@@ -77,13 +83,14 @@ Result<std::vector<nlohmann::json>> read_history(const std::string& path, const 
 }
 
 std::string format_history(const std::vector<nlohmann::json>& records) {
-  std::vector<Column> columns = {{"JOB", true},     {"PID", true},       {"USER"},          {"START"},
+  std::vector<Column> columns = {{"JOB", true},     {"PID", true},       {"USER"},  {"SLURM_JOB", true}, {"START"},
                                  {"ELAPSED", true}, {"REQ", true},       {"MEAN_CPUS", true}, {"SPEEDUP", true},
                                  {"EFF", true},     {"CPUS_OVER_TIME"},  {"END"},           {"COMMAND"}};
   std::vector<std::vector<std::string>> rows;
   for (const auto& r : records) {
     rows.push_back({std::to_string(r.value("id", -1L)), std::to_string(r.value("pid", -1L)),
-                    r.value("user", std::string("?")), local_time(r.value("start", nlohmann::json())),
+                    r.value("user", std::string("?")), slurm_job(r.value("slurm_job_id", nlohmann::json())),
+                    local_time(r.value("start", nlohmann::json())),
                     format_elapsed(r.value("elapsed_s", -1.0)), std::to_string(r.value("requested", 0)),
                     num(r.value("mean_cpus", nlohmann::json()), "{:.2f}"), num(r.value("speedup", nlohmann::json()), "{:.2f}"),
                     num(r.value("efficiency", nlohmann::json()), "{:.2f}"),

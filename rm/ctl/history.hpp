@@ -15,6 +15,7 @@ struct HistoryFilter {
   std::string user;              // name or uid; empty: everyone
   std::optional<long> job;       // one RM job id
   std::optional<long> pid;
+  std::optional<long> slurm_job;  // one Slurm job (records of --cosched jobs carry slurm_job_id)
   std::size_t last = 0;          // only the last N records (0: all)
 };
 
@@ -23,7 +24,7 @@ struct HistoryFilter {
 Result<std::vector<nlohmann::json>> read_history(const std::string& path, const HistoryFilter& filter,
                                                  std::size_t& skipped);
 
-// One line per record: id, pid, user, start (local time), elapsed, requested and mean CPUs, speedup, the CPUs
+// One line per record: id, pid, user, Slurm job, start (local time), elapsed, requested and mean CPUs, speedup, the CPUs
 // over time and the command, never cut.
 std::string format_history(const std::vector<nlohmann::json>& records);
 

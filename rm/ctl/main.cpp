@@ -83,6 +83,11 @@ int main(int argc, char** argv) {
   may->add_flag("--json", as_json, "machine-readable output");
   auto* policies = app.add_subcommand("policies", "list the policies this RM knows");
   auto* shutdown = app.add_subcommand("shutdown", "release every job and stop the RM");
+  long long slurm_job = -1;
+  auto* expect = app.add_subcommand("expect",
+                                    "a Slurm job is starting on this node (cosched-slurm-prolog): admit nothing more "
+                                    "until it registers, at most 5 s (docs/slurm.md)");
+  expect->add_option("slurm_job_id", slurm_job, "the Slurm job id")->required()->check(CLI::Range(0LL, 4294967295LL));
   auto* pairs = app.add_subcommand("pairs", "the co-scheduling policy's learned slowdowns (worst pair first), "
                                             "progress and rates alone");
   pairs->add_flag("--json", as_json, "machine-readable output: the pairs ranked, and what the policy reports");
@@ -94,6 +99,7 @@ int main(int argc, char** argv) {
   history->add_option("--user,-u", history_filter.user, "only this user's jobs (name or uid)");
   history->add_option("--job,-j", history_filter.job, "only this RM job id");
   history->add_option("--pid", history_filter.pid, "only the job with this process id");
+  history->add_option("--slurm-job", history_filter.slurm_job, "only the processes of this Slurm job (--cosched jobs)");
   history->add_option("--last,-n", history_filter.last, "only the last N jobs");
   history->add_flag("--json", as_json, "machine-readable output (one record per line, as stored)");
   COSCHED_CLI_PARSE(app, argc, argv);
@@ -126,6 +132,7 @@ int main(int argc, char** argv) {
   if (may->parsed()) req = {{"cmd", "may_start"}};
   if (policies->parsed()) req = {{"cmd", "policies"}};
   if (shutdown->parsed()) req = {{"cmd", "shutdown"}};
+  if (expect->parsed()) req = {{"cmd", "expect"}, {"slurm_job_id", slurm_job}};
   if (status->parsed() && !columns.empty()) {
     auto parsed = cosched::ctl::parse_columns(columns);
     if (!parsed) {
@@ -165,7 +172,7 @@ int main(int argc, char** argv) {
     std::fputs(cosched::ctl::format_status(r).c_str(), stdout);
   } else if (why->parsed()) {
     std::fputs(cosched::ctl::format_why(r).c_str(), stdout);
-  } else if (may->parsed()) {
+  } else if (may->parsed() || expect->parsed()) {
     std::printf("%s: %s\n", r.value("may_start", false) ? "yes" : "no", r.value("reason", std::string()).c_str());
   } else if (policies->parsed()) {
     for (const auto& p : r["policies"]) {

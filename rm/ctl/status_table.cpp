@@ -16,11 +16,14 @@ namespace {
 using nlohmann::json;
 using Getter = std::function<std::string(const json& job, const json& status)>;
 
+// A default column is always shown, or (when_set) only once some listed job has a non-null `when_set` field:
+// the Slurm job id shows by default on a Slurm node, and takes no room elsewhere.
 struct StatusColumn {
   const char* name;
   Column column;
   bool by_default;
   Getter get;
+  const char* when_set = nullptr;
 };
 
 std::string num(const json& v, const char* spec) {
@@ -80,6 +83,8 @@ const std::vector<StatusColumn>& registry() {
          const json bw = j.value("bandwidth", json());
          return bw.is_object() ? num(bw.value("slowdown", json()), "{:.2f}") : "-";
        }},
+      {"slurm_job", {"SLURM_JOB", true}, true, [](const json& j, const json&) { return text(j, "slurm_job_id"); },
+       "slurm_job_id"},
       {"command", {"COMMAND"}, true, [](const json& j, const json&) { return text(j, "command"); }},
   };
   return columns;
@@ -152,9 +157,13 @@ void filter_jobs(json& status, const StatusView& view) {
 
 std::string format_jobs(const json& status, const StatusView& view) {
   std::vector<const StatusColumn*> chosen;
+  const json jobs = status.value("jobs", json::array());
+  auto any_set = [&jobs](const char* key) {
+    return std::any_of(jobs.begin(), jobs.end(), [key](const json& j) { return j.contains(key) && !j[key].is_null(); });
+  };
   if (view.columns.empty()) {
     for (const auto& c : registry()) {
-      if (c.by_default) chosen.push_back(&c);
+      if (c.by_default && (c.when_set == nullptr || any_set(c.when_set))) chosen.push_back(&c);
     }
   } else {
     for (const auto& name : view.columns) chosen.push_back(find_column(name));  // parse_columns checked them
@@ -162,7 +171,7 @@ std::string format_jobs(const json& status, const StatusView& view) {
   std::vector<Column> columns;
   for (const auto* c : chosen) columns.push_back(c->column);
   std::vector<std::vector<std::string>> rows;
-  for (const auto& j : status.value("jobs", json::array())) {
+  for (const auto& j : jobs) {
     std::vector<std::string> row;
     for (const auto* c : chosen) row.push_back(c->get(j, status));
     rows.push_back(std::move(row));

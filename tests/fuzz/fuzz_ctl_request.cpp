@@ -70,6 +70,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     case rm::CtlCmd::may_start:
     case rm::CtlCmd::policies:
     case rm::CtlCmd::shutdown: break;
+    case rm::CtlCmd::expect:
+      CHECK(req->slurm_job_id >= 0 && req->slurm_job_id <= 0xffffffffLL);
+      break;
   }
   return 0;
 }

@@ -99,6 +99,7 @@ class StatusForPeople(RmTestCase):
         header = next(line for line in r.stdout.splitlines() if line.startswith("JOB"))
         for column in ("USER", "ELAPSED", "COMMAND"):
             self.assertIn(column, header)
+        self.assertNotIn("SLURM_JOB", header, "a Slurm column without Slurm jobs")
         row = next(line for line in r.stdout.splitlines() if f" {job.pid} " in line)
         self.assertIn(long_argument, row, "the command was cut")
         self.assertIn(ME, row)

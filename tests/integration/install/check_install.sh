@@ -12,9 +12,19 @@ for f in lib/libcosched.so lib/libcosched_wrap.so.0 include/cosched/selfanalyzer
          share/doc/cosched/README.md share/doc/cosched/usage.md share/cosched/workloads/w3-mini.swf \
          share/cosched/workloads/catalog.yaml lib/systemd/system/cosched-rm.service \
          share/man/man8/cosched-rm.8 share/man/man1/cosched-ctl.1 share/man/man1/cosched-run.1 \
-         share/man/man1/qsubmit.1 share/man/man1/cosched-sim.1 share/bash-completion/completions/cosched-ctl; do
+         share/man/man1/qsubmit.1 share/man/man1/cosched-sim.1 share/bash-completion/completions/cosched-ctl \
+         share/doc/cosched/slurm.md; do
   [ -e "$prefix/$f" ] || { echo "missing after install: $f"; exit 1; }
 done
+# The Slurm plugin and prolog (docs/slurm.md), where libslurm-dev let the plugin build; the plugin finds the
+# libraries next to it, so it must sit one directory below them.
+if [ -e "$build/slurm/spank_cosched.so" ]; then
+  plugin=$(find "$prefix" -name spank_cosched.so -path "*/slurm/*")
+  [ -n "$plugin" ] || { echo "missing after install: <libdir>/slurm/spank_cosched.so"; exit 1; }
+  [ -e "$(dirname "$(dirname "$plugin")")/libcosched.so.0" ] || {
+    echo "the installed plugin $plugin is not one directory below libcosched"; exit 1; }
+  [ -x "$prefix/bin/cosched-slurm-prolog" ] || { echo "missing after install: bin/cosched-slurm-prolog"; exit 1; }
+fi
 grep -q "^ExecStart=$prefix/bin/cosched-rm --foreground" "$prefix/lib/systemd/system/cosched-rm.service" || {
   echo "the systemd unit does not start the installed cosched-rm in the foreground"; exit 1; }
 # Every command is in PREFIX/bin after an install, and in the build tree's bin/ before one (README: PATH).

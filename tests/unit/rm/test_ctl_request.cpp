@@ -38,6 +38,13 @@ TEST(CtlRequest, EveryFieldIsTypeChecked) {
   EXPECT_NE(error_of(R"({"cmd":"set","params":{"step":null}})").find("'step'"), std::string::npos);
   EXPECT_NE(error_of(R"({"cmd":"policy","name":"pdpa","params":{"a":{"b":1}}})").find("'a'"), std::string::npos);
   EXPECT_NE(error_of(R"({"cmd":"may_start","queued":-1})").find("'queued'"), std::string::npos);
+  for (const char* id : {"-1", "\"7\"", "1.5", "4294967296", "18446744073709551615"}) {
+    EXPECT_NE(error_of(std::string(R"({"cmd":"expect","slurm_job_id":)") + id + "}").find("'slurm_job_id'"),
+              std::string::npos) << id;
+  }
+  auto expect = parse_ctl_request(R"({"cmd":"expect","slurm_job_id":4294967295})");
+  ASSERT_TRUE(expect.ok());
+  EXPECT_EQ(expect->slurm_job_id, 4294967295LL);
   EXPECT_NE(error_of(R"({"cmd":"may_start","queued":"3"})").find("'queued'"), std::string::npos);
   EXPECT_NE(error_of(R"({"cmd":"may_start","queued":2.5})").find("'queued'"), std::string::npos);
   EXPECT_NE(error_of(R"({"cmd":"may_start","queued":18446744073709551615})").find("'queued'"), std::string::npos);

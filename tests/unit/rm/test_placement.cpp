@@ -16,7 +16,7 @@ std::string s(const CpuSet& c) { return c.to_string(); }
 }  // namespace
 
 TEST(Placement, DisjointCompactBlocksForNewJobs) {
-  auto out = place(range(8), {{1, 4, {}}, {2, 2, {}}, {3, 2, {}}});
+  auto out = place(range(8), {{1, 4, {}, {}}, {2, 2, {}, {}}, {3, 2, {}, {}}});
   EXPECT_EQ(s(out[1]), "0-3");
   EXPECT_EQ(s(out[2]), "4-5");
   EXPECT_EQ(s(out[3]), "6-7");
@@ -24,21 +24,21 @@ TEST(Placement, DisjointCompactBlocksForNewJobs) {
 
 TEST(Placement, KeepsCurrentCpusWhenShrinking) {
   // Job 1 held 0-3; now it gets 2 and a newcomer 2: job 1 keeps the first two it had.
-  auto out = place(range(4), {{1, 2, CpuSet::range(0, 3)}, {2, 2, {}}});
+  auto out = place(range(4), {{1, 2, CpuSet::range(0, 3), {}}, {2, 2, {}, {}}});
   EXPECT_EQ(s(out[1]), "0-1");
   EXPECT_EQ(s(out[2]), "2-3");
 }
 
 TEST(Placement, StableAcrossReallocationsOfOthers) {
   // Job 2 sits on 4-5; job 1 shrinks from 0-3 to 0-1 and job 3 arrives: job 2 does not move.
-  auto out = place(range(8), {{1, 2, CpuSet::range(0, 3)}, {2, 2, CpuSet::range(4, 5)}, {3, 4, {}}});
+  auto out = place(range(8), {{1, 2, CpuSet::range(0, 3), {}}, {2, 2, CpuSet::range(4, 5), {}}, {3, 4, {}, {}}});
   EXPECT_EQ(s(out[2]), "4-5");
   EXPECT_EQ(s(out[1]), "0-1");
   EXPECT_EQ(s(out[3]), "2-3,6-7");
 }
 
 TEST(Placement, GrowsNextToWhatItHas) {
-  auto out = place(range(8), {{1, 3, CpuSet::of({5})}, {2, 1, CpuSet::of({0})}});
+  auto out = place(range(8), {{1, 3, CpuSet::of({5}), {}}, {2, 1, CpuSet::of({0}), {}}});
   EXPECT_EQ(s(out[2]), "0");
   EXPECT_TRUE(out[1].test(5));
   EXPECT_EQ(out[1].count(), 3);
@@ -47,7 +47,7 @@ TEST(Placement, GrowsNextToWhatItHas) {
 
 TEST(Placement, OversubscriptionSpreadsEvenly) {
   // Four jobs of 1 CPU on 2 CPUs: two per CPU, never three.
-  auto out = place(range(2), {{1, 1, {}}, {2, 1, {}}, {3, 1, {}}, {4, 1, {}}});
+  auto out = place(range(2), {{1, 1, {}, {}}, {2, 1, {}, {}}, {3, 1, {}, {}}, {4, 1, {}, {}}});
   int on0 = 0;
   for (auto& [id, set] : out) {
     EXPECT_EQ(set.count(), 1);
@@ -59,17 +59,41 @@ TEST(Placement, OversubscriptionSpreadsEvenly) {
 TEST(Placement, UsesTopologyOrderNotNumbers) {
   // SMT sibling numbering 0,4 / 1,5 ...: compact in topology order means siblings together.
   std::vector<int> order = {0, 4, 1, 5, 2, 6, 3, 7};
-  auto out = place(order, {{1, 2, {}}, {2, 2, {}}});
+  auto out = place(order, {{1, 2, {}, {}}, {2, 2, {}, {}}});
   EXPECT_EQ(s(out[1]), "0,4");
   EXPECT_EQ(s(out[2]), "1,5");
 }
 
 TEST(Placement, IgnoresCpusOutsideTheManagedSet) {
-  auto out = place({2, 3}, {{1, 2, CpuSet::range(0, 3)}});
+  auto out = place({2, 3}, {{1, 2, CpuSet::range(0, 3), {}}});
   EXPECT_EQ(s(out[1]), "2-3");
 }
 
 TEST(Placement, CountsAboveTheMachineAreClamped) {
-  auto out = place(range(2), {{1, 5, {}}});
+  auto out = place(range(2), {{1, 5, {}, {}}});
   EXPECT_EQ(s(out[1]), "0-1");
+}
+
+TEST(Placement, ASlurmJobStaysInsideTheCpusSlurmGaveIt) {
+  // Job 2 may use only 4-7 (its Slurm cpuset); job 1 may use anything. Job 2 gets no more than 4 CPUs, all
+  // of them inside 4-7, even where 0-3 are free or it held 2-3 before.
+  CpuSet four_to_seven = CpuSet::range(4, 7);
+  auto out = place(range(8), {{1, 2, {}, {}}, {2, 6, CpuSet::range(2, 3), four_to_seven}});
+  EXPECT_EQ(s(out[2]), "4-7");
+  EXPECT_EQ(s(out[1]), "0-1");
+  // Oversubscribed: both want everything, job 2 shares only within its set.
+  out = place(range(8), {{1, 8, {}, {}}, {2, 8, {}, four_to_seven}});
+  EXPECT_EQ(s(out[1]), "0-7");
+  EXPECT_EQ(s(out[2]), "4-7");
+  // A job that may use only CPU 0 gets it back from one that may go anywhere, even one that held it.
+  out = place(range(2), {{1, 1, CpuSet::of({0}), {}}, {2, 1, CpuSet::of({0}), CpuSet::of({0})}});
+  EXPECT_EQ(s(out[2]), "0");
+  EXPECT_EQ(s(out[1]), "1");
+  // The same when the unrestricted job held both CPUs and the restricted one arrives.
+  out = place(range(2), {{1, 1, CpuSet::range(0, 1), {}}, {2, 1, {}, CpuSet::of({0})}});
+  EXPECT_EQ(s(out[2]), "0");
+  EXPECT_EQ(s(out[1]), "1");
+  // A set naming none of the managed CPUs restricts nothing.
+  out = place(range(2), {{1, 1, {}, CpuSet::range(8, 9)}});
+  EXPECT_EQ(out[1].count(), 1);
 }

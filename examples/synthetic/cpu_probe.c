@@ -1,0 +1,87 @@
+/* cpu_probe: an iterative OpenMP program that says, each iteration, how many threads its region had and on
+ * which CPUs they ran (sched_getcpu inside the region), and checks its own result at the end.
+ *
+ * Used by the Slurm tests (tests/integration/test_slurm.py) to see, from inside a batch job, what cosched
+ * gave it: "iter 3 team 1 cpus 0" per iteration, then "verified" when the parallel sums equal the serial
+ * one (integer arithmetic: exact for any team size), else "FAILED" and exit status 1.
+ */
+#define _GNU_SOURCE
+#include <omp.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* One term of the checked sum. */
+static unsigned long long term(long i) { return (unsigned long long)((i * 2654435761L) % 1000003L); }
+
+int main(int argc, char** argv) {
+  int iterations = 20;
+  double work_ms = 100;
+  for (int i = 1; i < argc; ++i) {
+    if (strcmp(argv[i], "--iterations") == 0 && i + 1 < argc) iterations = atoi(argv[++i]);
+    else if (strcmp(argv[i], "--work-ms") == 0 && i + 1 < argc) work_ms = atof(argv[++i]);
+    else {
+      fprintf(stderr, "usage: cpu_probe [--iterations N] [--work-ms W]\n");
+      return 2;
+    }
+  }
+  if (iterations < 1 || work_ms <= 0) {
+    fprintf(stderr, "cpu_probe: --iterations and --work-ms must be positive\n");
+    return 2;
+  }
+  /* Terms per iteration: about work_ms of one CPU's time. */
+  long n = 1000;
+  for (;;) {
+    double t0 = now_s();
+    volatile unsigned long long s = 0;
+    for (long i = 0; i < n; ++i) s += term(i);
+    (void)s;
+    if (now_s() - t0 > 0.005) {
+      n = (long)((double)n * work_ms / ((now_s() - t0) * 1e3));
+      break;
+    }
+    n *= 2;
+  }
+  unsigned long long parallel_total = 0;
+  for (int it = 0; it < iterations; ++it) {
+    unsigned long long sum = 0;
+    int team = 0;
+    unsigned long long cpu_bits = 0; /* CPUs 0-63 the team's threads ran on */
+#pragma omp parallel reduction(+ : sum)
+    {
+#pragma omp for schedule(static)
+      for (long i = 0; i < n; ++i) sum += term(i + (long)it);
+      int cpu = sched_getcpu();
+#pragma omp critical
+      {
+        if (cpu >= 0 && cpu < 64) cpu_bits |= 1ULL << cpu;
+        team = omp_get_num_threads();
+      }
+    }
+    parallel_total += sum;
+    printf("iter %d team %d cpus", it, team);
+    for (int c = 0; c < 64; ++c) {
+      if (cpu_bits & (1ULL << c)) printf(" %d", c);
+    }
+    printf("\n");
+    fflush(stdout);
+  }
+  unsigned long long serial_total = 0;
+  for (int it = 0; it < iterations; ++it) {
+    for (long i = 0; i < n; ++i) serial_total += term(i + (long)it);
+  }
+  if (serial_total != parallel_total) {
+    printf("FAILED %llu != %llu\n", parallel_total, serial_total);
+    return 1;
+  }
+  printf("verified\n");
+  return 0;
+}

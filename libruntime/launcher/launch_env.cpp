@@ -1,0 +1,129 @@
+#include "launch_env.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "elf_needed.hpp"
+
+namespace cosched::launcher {
+
+namespace {
+
+bool has(const std::vector<std::string>& v, const std::string& prefix) {
+  for (const auto& s : v) {
+    if (s.rfind(prefix, 0) == 0) return true;
+  }
+  return false;
+}
+
+bool file_exists(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0;
+}
+
+}  // namespace
+
+int check_program(const std::string& path, std::string& why) {
+  // A directory or a FIFO with the exec bit passes access(X_OK), but reading one for its ELF header threw
+  // (directory) or blocked for ever (FIFO).
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    why = std::strerror(errno);
+    return errno == ENOENT || errno == ENOTDIR ? 127 : 126;
+  }
+  if (S_ISDIR(st.st_mode)) {
+    why = "Is a directory";
+    return 126;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    why = "not a regular file";
+    return 126;
+  }
+  if (::access(path.c_str(), X_OK) != 0) {
+    why = std::strerror(errno);
+    return 126;
+  }
+  return 0;
+}
+
+std::string find_in_path(const std::string& prog, const std::string& path_var) {
+  if (prog.find('/') != std::string::npos) return prog;
+  const std::string& p = path_var;
+  std::size_t pos = 0;
+  while (pos <= p.size()) {
+    auto end = p.find(':', pos);
+    if (end == std::string::npos) end = p.size();
+    std::string dir = p.substr(pos, end - pos);
+    std::string cand = (dir.empty() ? "." : dir) + "/" + prog;
+    std::string why;
+    if (check_program(cand, why) == 0) return cand;
+    pos = end + 1;
+  }
+  return {};
+}
+
+LaunchPlan plan_launch(const std::string& program, const LaunchSettings& s, const LibraryPaths& libs,
+                       const GetEnv& getenv) {
+  LaunchPlan plan;
+  bool mpi = false;
+  plan.gomp = s.force_gomp;
+  if (auto facts = elf_facts(program); facts.ok()) {
+    plan.gomp = plan.gomp || has(facts->needed, "libgomp.so");
+    plan.relinked = has(facts->needed, "libcosched.so");
+    mpi = has(facts->needed, "libmpi.so");
+    plan.threadprivate = facts->threadprivate_imports;  // TLS libcosched finds by itself (dl_iterate_phdr)
+  } else {
+    plan.elf_note = facts.error().message + " (treating it as a clang/libomp program)";
+  }
+  auto set = [&](const char* name, const std::string& value) { plan.env.push_back({name, value}); };
+  set("COSCHED_SOCKET", s.socket);
+  if (s.request > 0) set("COSCHED_REQUEST", std::to_string(s.request));
+  if (s.quiet) set("COSCHED_QUIET", "1");
+  if (s.malleable) set("COSCHED_TEAM", "malleable");
+  if (s.fixed_team) set("COSCHED_TEAM", "fixed");
+  if (plan.threadprivate) set("COSCHED_THREADPRIVATE", "1");
+  if (!s.job.empty()) set("COSCHED_JOB", s.job);
+  if (s.rank >= 0) set("COSCHED_RANK", std::to_string(s.rank));
+  if (s.local_ranks > 0) set("COSCHED_LOCAL_RANKS", std::to_string(s.local_ranks));
+  if (!plan.relinked) set("OMP_TOOL_LIBRARIES", libs.libcosched);
+  set("OMP_TOOL", "enabled");
+  // libomp's default affinity handling probes the topology by binding its first thread to every CPU of the
+  // mask it saw at start-up, aborting on EINVAL, and later resets each new thread to that mask. Both race
+  // with an RM that narrows the job's cpuset meanwhile (seen: "OMP: Error #100 ... System error #22").
+  // The RM owns placement, so unless the user asked for binding explicitly, libomp must leave masks alone.
+  bool present = false;
+  bool user_binding = false;
+  for (const char* name : {"KMP_AFFINITY", "OMP_PROC_BIND", "OMP_PLACES", "GOMP_CPU_AFFINITY"}) {
+    (void)getenv(name, present);
+    user_binding = user_binding || present;
+  }
+  if (!user_binding) set("KMP_AFFINITY", "disabled");
+  // LD_PRELOAD order matters: the wrappers must come before the runtime they forward to.
+  std::string preload = getenv("LD_PRELOAD", present);
+  auto prepend = [&](const std::string& lib) { preload = preload.empty() ? lib : lib + ":" + preload; };
+  if (plan.gomp) {
+    prepend(libs.libomp);
+    set("COSCHED_GOMP", "1");
+  }
+  if (!s.no_wrap) {
+    plan.wrap = libs.wrap;
+    prepend(libs.wrap);
+  }
+  // An MPI program gets the PMPI wrappers (registration at MPI_Init, network bytes); they load libcosched.
+  if (mpi && !s.no_mpi) {
+    if (file_exists(libs.mpi)) {
+      plan.mpi_lib = libs.mpi;
+      prepend(libs.mpi);
+    } else {
+      plan.warnings.push_back(program + " links libmpi but " + libs.mpi +
+                              " is not built; its ranks register only through OpenMP");
+    }
+  }
+  if (plan.gomp || !s.no_wrap || !plan.mpi_lib.empty()) set("LD_PRELOAD", preload);
+  return plan;
+}
+
+}  // namespace cosched::launcher
