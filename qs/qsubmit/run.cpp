@@ -87,17 +87,8 @@ int run_qsubmit(const Options& options) {
   if (options.backend == "slurm") return run_slurm_backend(options);
   signals::install();  // before anything starts: a Ctrl-C from here on is handled, not fatal
 
-  LoadSettings load;
-  load.swf_path = options.workload;
-  load.catalog_path = options.catalog;
-  load.time_scale = options.time_scale;
-  load.max_procs = options.max_procs;
-  load.lenient = options.lenient;
-  load.extra_fields = options.extra_fields == "ignore" ? swf::ExtraFields::ignore : swf::ExtraFields::error;
-  auto workload = load_workload(load, default_program_lookup());
+  auto workload = load_workload(options);
   if (!workload) return bad_input(workload.error().message);
-  for (const auto& w : workload->warnings) std::fprintf(stderr, "qsubmit: skipped: %s\n", w.c_str());
-  for (const auto& n : workload->notes) std::fprintf(stderr, "qsubmit: warning: %s\n", n.c_str());
 
   // A broken install is bad input too: find out before anything starts.
   if (options.rm_mode != RmMode::native && find_executable(cosched_run_path()).empty()) {

@@ -388,17 +388,8 @@ std::vector<std::string> sbatch_options(const PlannedJob& job, const Options& op
 
 int run_slurm_backend(const Options& options) {
   signals::install();
-  LoadSettings load;
-  load.swf_path = options.workload;
-  load.catalog_path = options.catalog;
-  load.time_scale = options.time_scale;
-  load.max_procs = options.max_procs;
-  load.lenient = options.lenient;
-  load.extra_fields = options.extra_fields == "ignore" ? swf::ExtraFields::ignore : swf::ExtraFields::error;
-  auto workload = load_workload(load, default_program_lookup());
+  auto workload = load_workload(options);
   if (!workload) return bad_input(workload.error().message);
-  for (const auto& w : workload->warnings) std::fprintf(stderr, "qsubmit: skipped: %s\n", w.c_str());
-  for (const auto& n : workload->notes) std::fprintf(stderr, "qsubmit: warning: %s\n", n.c_str());
 
   auto site = read_slurm_site(options.partition);
   if (!site) return bad_input("--backend slurm: " + site.error().message);

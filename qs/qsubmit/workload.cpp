@@ -1,8 +1,10 @@
 #include "workload.hpp"
 
+#include <cstdio>
 #include <filesystem>
 #include <map>
 
+#include "options.hpp"
 #include "paths.hpp"
 
 namespace fs = std::filesystem;
@@ -101,6 +103,22 @@ void scale_requests(LoadedWorkload& workload, int machine_cpus) {
   for (auto& job : workload.jobs) {
     job.request = static_cast<int>(swf::scale_request(job.trace_request, workload.trace_procs, machine_cpus));
   }
+}
+
+Result<LoadedWorkload> load_workload(const Options& options) {
+  LoadSettings load;
+  load.swf_path = options.workload;
+  load.catalog_path = options.catalog;
+  load.time_scale = options.time_scale;
+  load.max_procs = options.max_procs;
+  load.lenient = options.lenient;
+  load.extra_fields = options.extra_fields == "ignore" ? swf::ExtraFields::ignore : swf::ExtraFields::error;
+  auto workload = load_workload(load, default_program_lookup());
+  if (workload) {
+    for (const auto& w : workload->warnings) std::fprintf(stderr, "qsubmit: skipped: %s\n", w.c_str());
+    for (const auto& n : workload->notes) std::fprintf(stderr, "qsubmit: warning: %s\n", n.c_str());
+  }
+  return workload;
 }
 
 }  // namespace cosched::qsubmit

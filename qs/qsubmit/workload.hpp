@@ -54,6 +54,12 @@ std::string default_catalog_path(const std::string& swf_path);
 // the field or the program that is wrong.
 Result<LoadedWorkload> load_workload(const LoadSettings& settings, const catalog::ProgramLookup& lookup);
 
+struct Options;
+
+// The workload `options` names (--workload, --catalog, --time-scale, --max-procs, --lenient, --extra-fields),
+// loaded the same way for every backend; its skipped lines and notes go to stderr.
+Result<LoadedWorkload> load_workload(const Options& options);
+
 // A job's SWF fields → its PlannedJob (without request scaling). Exposed for tests.
 Result<PlannedJob> plan_job(const swf::Job& job, const catalog::Catalog& catalog,
                             const catalog::ProgramLookup& lookup, double time_scale);

@@ -98,11 +98,7 @@ void PerThreadCounting::sample(const std::vector<Interval>& jobs, std::vector<Re
     // Only an interval this backend saw open (the job may have been stopped and resumed since).
     const bool same = j.opened_at && std::fabs(j.opened_t - iv.start) < 1e-6 && now >= *j.opened_at;
     if (same && iv.length() > 0) {
-      Reading r;
-      r.id = iv.id;
-      r.has_rate = true;
-      r.bytes_per_s = static_cast<double>(now - *j.opened_at) * bytes_per_count_ / iv.length();
-      out.push_back(r);
+      out.push_back(Reading::rate(iv.id, static_cast<double>(now - *j.opened_at) * bytes_per_count_ / iv.length()));
     }
     j.opened_at.reset();
   }

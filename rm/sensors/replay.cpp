@@ -70,11 +70,7 @@ void Replay::sample(const std::vector<Interval>& jobs, std::vector<Reading>& out
       if (auto it = rates_.find(kEveryJob); it != rates_.end()) row = rate_at(it->second, j.since_arrival);
     }
     if (row == nullptr) continue;
-    Reading r;
-    r.id = j.id;
-    r.has_rate = true;
-    r.bytes_per_s = row->second;
-    out.push_back(r);
+    out.push_back(Reading::rate(j.id, row->second));
   }
 }
 

@@ -55,6 +55,9 @@ struct Reading {
   bool has_rate = false;       // false: only a slowdown (an uncalibrated counter-free estimate)
   double bytes_per_s = 0;      // memory traffic (the network sensor: MPI payload) of the job over the interval
   double slowdown = 0;         // counter-free: iteration time / alone at the same team; 0 unknown
+
+  // A measured traffic rate (every backend but the uncalibrated counter-free one).
+  static Reading rate(policy::JobId job, double bytes_per_s) { return {job, true, bytes_per_s, 0}; }
 };
 
 class Backend {

@@ -21,6 +21,8 @@ import subprocess
 import tempfile
 import time
 
+from harness import wait_for
+
 NODE = socket.gethostname().split(".")[0]
 SLURM_BINARIES = ("munged", "slurmctld", "slurmd", "sbatch", "squeue", "scontrol", "scancel", "sinfo")
 
@@ -38,17 +40,6 @@ def free_port():
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-def _wait(predicate, timeout, what):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what}")
-        time.sleep(0.1)
 
 
 class SlurmCluster:
@@ -127,12 +118,13 @@ class SlurmCluster:
         self._spawn("munged", ["munged", "--foreground", "--force", f"--socket={self.munge_socket}",
                                f"--key-file={self.dir}/munge.key", f"--pid-file={self.dir}/munged.pid",
                                f"--log-file={self.dir}/log/munged.log", f"--seed-file={self.dir}/munged.seed"])
-        _wait(lambda: os.path.exists(self.munge_socket) or self.procs["munged"].poll() is not None, 20, "munged")
+        wait_for(lambda: os.path.exists(self.munge_socket) or self.procs["munged"].poll() is not None, timeout=20,
+                 interval=0.1, what="munged")
         self._check_alive("munged")
         self._spawn("slurmctld", ["slurmctld", "-D", "-c", "-f", self.conf])
         self._spawn("slurmd", ["slurmd", "-D", "-f", self.conf, "-N", NODE])
         try:
-            _wait(lambda: self._node_up(), 40, "the Slurm node to come up")
+            wait_for(lambda: self._node_up(), timeout=40, interval=0.1, what="the Slurm node to come up")
         except AssertionError as e:
             raise AssertionError(f"{e}\n{self.logs()}") from None
 
@@ -192,8 +184,8 @@ class SlurmCluster:
         return self.job(job_id).get("JobState")
 
     def wait_state(self, job_id, states, timeout=60):
-        return _wait(lambda: self.state(job_id) in states and self.state(job_id), timeout,
-                     f"job {job_id} to reach {states} (now {self.state(job_id)})")
+        return wait_for(lambda: self.state(job_id) in states and self.state(job_id), timeout=timeout, interval=0.1,
+                        what=f"job {job_id} to reach {states} (now {self.state(job_id)})")
 
     def node(self):
         """`scontrol show node` of the node as a dict (Reason keeps its spaces)."""
@@ -225,7 +217,8 @@ class SlurmCluster:
     def cancel_all(self):
         self.run(["scancel", "--full", "-u", "root"], check=False)
         try:
-            _wait(lambda: not self.run(["squeue", "-h"], check=False).stdout.strip(), 30, "jobs to leave")
+            wait_for(lambda: not self.run(["squeue", "-h"], check=False).stdout.strip(), timeout=30, interval=0.1,
+                     what="jobs to leave")
         except AssertionError:
             pass
 

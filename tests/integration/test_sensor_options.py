@@ -27,10 +27,10 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "../.."))
 
 def start_failure(*args):
     """cosched-rm that must refuse to start: (exit status, stderr)."""
-    d = tempfile.mkdtemp(prefix="cosched-it-")
-    env = dict(os.environ, COSCHED_LOCK_DIR=os.path.join(d, "locks"))
-    r = subprocess.run([RM, "--foreground", "--socket", os.path.join(d, "rm.sock"), "--cpus", "0-1"] + list(args),
-                       capture_output=True, text=True, timeout=60, env=env)
+    with tempfile.TemporaryDirectory(prefix="cosched-it-") as d:
+        env = dict(os.environ, COSCHED_LOCK_DIR=os.path.join(d, "locks"))
+        r = subprocess.run([RM, "--foreground", "--socket", os.path.join(d, "rm.sock"), "--cpus", "0-1"] + list(args),
+                           capture_output=True, text=True, timeout=60, env=env)
     return r.returncode, r.stderr
 
 
