@@ -143,7 +143,9 @@ class Daemon {
   bool stop_unit(Unit& u, const std::string& reason);
 
   // time_sharing.cpp: the policy's `runnable`, applied
-  bool stop_job(Job& j, const std::string& reason);
+  // `writing_checked`: the caller checked the job's report seqlock already (stop_unit, for all its processes
+  // at once), so a write begun since then does not defer this stop.
+  bool stop_job(Job& j, const std::string& reason, bool writing_checked = false);
   void resume_job(Job& j, const std::string& reason);
   void release_stop(Job& j);
 

@@ -85,9 +85,12 @@ bool Daemon::stop_unit(Unit& u, const std::string& reason) {
       return false;
     }
   }
+  // All or none: a process that began a write since the check above is stopped too (the check and the stop are
+  // never atomic; it costs that report's delay), never left running alone for a quantum while its partners
+  // are stopped (seen as one rank of a gang stopped without the other for a whole quantum).
   bool any = false;
   for (Job* m : u.members) {
-    if (m->runnable) any = stop_job(*m, reason) || any;
+    if (m->runnable) any = stop_job(*m, reason, /*writing_checked=*/true) || any;
   }
   return any;
 }

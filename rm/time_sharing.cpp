@@ -8,8 +8,8 @@
 
 namespace cosched::rm {
 
-bool Daemon::stop_job(Job& j, const std::string& reason) {
-  if (j.arena->job_writing()) {
+bool Daemon::stop_job(Job& j, const std::string& reason, bool writing_checked) {
+  if (!writing_checked && j.arena->job_writing()) {
     remember_why(j, "stop deferred", j.allocation, j.allocation, "the job is writing its report; " + reason);
     return false;
   }
