@@ -19,6 +19,7 @@ struct Config {
   std::string admin_group;      // members may change the policy or parameters and shut the RM down
   int quantum_ms = 100;
   int nice = -10;                 // the RM's niceness when permitted (raise_priority)
+  int rt_priority = 0;            // SCHED_FIFO priority of the RM (realtime.cpp); 0: normal scheduling
   int client_timeout_ms = 10000;  // a peer that leaves a frame half-sent, or says nothing, this long is dropped
   std::string decision_log;     // JSON lines, empty: none
   std::string accounting;       // per-job records (accounting.hpp); empty: next to the socket, "none": off

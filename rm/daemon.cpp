@@ -105,6 +105,7 @@ Status Daemon::start() {
                cfg_.socket, policy_->name(), topo_.description(), enforcer_->name(), stopper_->name(),
                sensors_.backend(), cfg_.quantum_ms);
   decide(policy::Event::quantum, -1);  // an empty machine: answers may-start from the first query on
+  enter_realtime();  // last: the guard and everything set up above start at normal priority
   return {};
 }
 
@@ -117,6 +118,7 @@ int Daemon::run() {
 void Daemon::loop_once(int timeout_ms) {
   epoll_event evs[64];
   int n = ::epoll_wait(epfd_, evs, 64, timeout_ms);
+  check_realtime();
   if (n < 0) {
     if (errno != EINTR) COSCHED_ERROR(rm, "epoll_wait: {}", std::strerror(errno));
     return;

@@ -89,6 +89,9 @@ class Daemon {
   // server_limits.cpp: what keeps a hostile or broken peer from starving the RM
   void raise_fd_limit();
   void raise_priority();
+  // realtime.cpp: --rt-priority, guarded by RLIMIT_RTTIME
+  void enter_realtime();
+  void check_realtime();
   void shed_connections();
   void pause_accepting();
   void resume_accepting();
@@ -195,6 +198,7 @@ class Daemon {
   log::Throttle peer_log_{20, 1.0};
   log::Throttle sensor_log_{5, 1.0};
   bool running_ = true;
+  bool realtime_ = false;        // at SCHED_FIFO now (--rt-priority, not demoted by the guard)
 
   std::map<int, Conn> conns_;                 // by fd
   std::map<policy::JobId, Job> jobs_;         // by id = admission order

@@ -170,6 +170,7 @@ json Daemon::status_json() const {
           {"rate_sensor", rates_.spec()},
           {"pairs", [&] { auto r = policy_->pairs(); return r ? pairs_json(*r) : json(nullptr); }()},
           {"quantum_ms", cfg_.quantum_ms},
+          {"realtime", realtime_ ? json(cfg_.rt_priority) : json(nullptr)},
           {"baseline", baseline_wanted()},
           {"uptime_s", now()},
           {"rm_pid", ::getpid()},

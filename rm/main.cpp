@@ -103,6 +103,12 @@ int main(int argc, char** argv) {
                  "the RM's niceness (applied when permitted): jobs wait on the RM to register, and it uses little CPU")
       ->check(CLI::Range(-20, 19))
       ->capture_default_str();
+  app.add_option("--rt-priority", cfg.rt_priority,
+                 "run the RM at this SCHED_FIFO priority (1-99; needs root or CAP_SYS_NICE), so that jobs and clients "
+                 "are answered at once on a busy node; back to normal scheduling if it ever runs 200 ms without "
+                 "blocking. 0: normal scheduling")
+      ->check(CLI::Range(0, 99))
+      ->capture_default_str();
   app.add_option("--client-timeout-ms", cfg.client_timeout_ms,
                  "drop a connection that leaves a frame half-sent, or sends nothing, for this long (a registered "
                  "job's idle connection is never dropped)")

@@ -2,12 +2,14 @@
 """The RM under load (docs/performance.md, "Load"): status response times while many short jobs come and go,
 and the RM's file descriptors and memory before and after.
 
-    bench/load/run.py BUILD_DIR [--jobs 256] [--cycles 10000] [--policy equip]
+    bench/load/run.py BUILD_DIR [--jobs 256] [--cycles 10000] [--policy equip] [--rt-priority N] [--poller-rt]
 
 1. Starts cosched-rm on CPUs 0-1 and JOBS short Amdahl jobs (request 2, ITERATIONS of 2 ms) one after the other;
    while they run, asks for `status` every 20 ms and records each round trip. Prints the median, the 99th
    percentile and the maximum, the number of jobs seen at once, every job's exit status, and the RM's fds
-   and RSS before and after.
+   and RSS before and after. With --rt-priority the RM runs at that SCHED_FIFO priority; with --poller-rt the
+   poller runs at SCHED_FIFO too, so that a round trip is the RM's answer and not the poller's own wait for a
+   CPU among the jobs' threads.
 2. Opens and closes CYCLES connections (one in ten leaves half a frame), and prints the time per cycle and the
    fds and RSS before and after.
 The goal (issue #15) is a status answer under 50 ms with 256 jobs; it is measured here, never asserted."""
@@ -66,6 +68,8 @@ def main():
     ap.add_argument("--cycles", type=int, default=10000)
     ap.add_argument("--policy", default="equip")
     ap.add_argument("--iterations", type=int, default=50, help="of 2 ms each per job (100 ms of CPU)")
+    ap.add_argument("--rt-priority", type=int, default=0, help="the RM's --rt-priority (default 0: normal scheduling)")
+    ap.add_argument("--poller-rt", action="store_true", help="run the poller at SCHED_FIFO priority 1 (needs root)")
     a = ap.parse_args()
 
     # The poller runs at the RM's niceness (-10) when it may, the jobs at 0: otherwise the figure is the
@@ -75,13 +79,18 @@ def main():
     except PermissionError:
         print("note: cannot raise the poller's priority (not root): round trips include its own CPU wait")
 
+    if a.poller_rt:
+        os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(1))
+
     def as_job():
+        if a.poller_rt:
+            os.sched_setscheduler(0, os.SCHED_OTHER, os.sched_param(0))
         os.setpriority(os.PRIO_PROCESS, 0, 0)
 
     d = tempfile.mkdtemp(prefix="cosched-bench-")
     sock = os.path.join(d, "rm.sock")
     rm = subprocess.Popen([os.path.join(a.build, "rm/cosched-rm"), "--foreground", "--socket", sock, "--cpus", "0-1",
-                           "--policy", a.policy], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                           "--policy", a.policy, "--rt-priority", str(a.rt_priority)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     procs = []
     try:
         while not os.path.exists(sock):
@@ -105,7 +114,9 @@ def main():
         while status(sock)["jobs"]:
             time.sleep(0.1)
         time.sleep(0.5)
-        print(f"{a.jobs} jobs ({a.policy}, 2 CPUs): all done in {elapsed:.1f} s; exit statuses "
+        rt = f"RM at SCHED_FIFO {a.rt_priority}" if a.rt_priority else "RM at nice -10"
+        rt += ", poller at SCHED_FIFO 1" if a.poller_rt else ", poller at nice -10"
+        print(f"{a.jobs} jobs ({a.policy}, 2 CPUs, {rt}): all done in {elapsed:.1f} s; exit statuses "
               f"{sorted(set(codes))}; at most {most} in status at once")
         print(f"status round trip over {len(rtts)} requests: median {statistics.median(rtts) * 1e3:.1f} ms, "
               f"p99 {percentile(rtts, 99) * 1e3:.1f} ms, max {max(rtts) * 1e3:.1f} ms")

@@ -3,6 +3,7 @@
 nor flood its log, and it must serve again once the cause is gone."""
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import time
@@ -88,6 +89,44 @@ class DecisionHistory(RmTestCase):
         logged = wait_for(lambda: [d for d in rm.decisions() if d["event"] == "arrival" and
                                    d["subject"] == second_id], what="the arrival in the --log file")
         self.assertEqual(len(logged[0]["jobs"]), 2, "the log file lists every job")
+
+
+class RealTimePriority(RmTestCase):
+    """--rt-priority: the RM runs at SCHED_FIFO, guarded by RLIMIT_RTTIME, and a SIGXCPU (what the kernel sends
+    when the guard's soft limit is reached) returns it to normal scheduling while it keeps serving."""
+
+    @staticmethod
+    def policy_and_priority(pid):
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        # After "(comm)": field 3 (state) is fields[0], so field N is fields[N - 3]; 40 rt_priority, 41 policy.
+        return int(fields[41 - 3]), int(fields[40 - 3])
+
+    def test_fifo_guarded_and_demoted_by_sigxcpu(self):
+        rm = self.start_rm("--rt-priority", "3")
+        wait_for(lambda: "SCHED_FIFO" in rm.messages_text() or "normal priority" in rm.messages_text(),
+                 what="the RM to set its scheduling")
+        if "staying at normal priority" in rm.messages_text():
+            self.skipTest("no permission for SCHED_FIFO here (CAP_SYS_NICE, or a cgroup without real-time runtime)")
+        self.assertEqual(self.policy_and_priority(rm.proc.pid), (1, 3), "SCHED_FIFO at priority 3")
+        with open(f"/proc/{rm.proc.pid}/limits") as f:
+            line = next(l for l in f if l.startswith("Max realtime timeout"))
+        self.assertEqual(line.split()[3:5], ["200000", "2000000"], line)
+        self.assertEqual(rm.status()["realtime"], 3)
+        # Jobs are still served while it is real-time.
+        job = self.start_job([program("amdahl-clang"), "--iterations", "20", "--work-ms", "2"], rm=rm)
+        self.assertEqual(job.wait(timeout=60), 0)
+
+        os.kill(rm.proc.pid, signal.SIGXCPU)
+        wait_for(lambda: self.policy_and_priority(rm.proc.pid) == (0, 0), what="the RM back at SCHED_OTHER")
+        self.assertIsNone(rm.status()["realtime"])
+        wait_for(lambda: "back to normal scheduling" in rm.messages_text(), what="the demotion in the log")
+        self.assertIsNone(rm.proc.poll(), "the RM survives the demotion")
+
+    def test_off_by_default(self):
+        rm = self.start_rm()
+        self.assertEqual(self.policy_and_priority(rm.proc.pid)[0], 0)
+        self.assertIsNone(rm.status()["realtime"])
 
 
 if __name__ == "__main__":
