@@ -1,6 +1,9 @@
 #!/usr/bin/python3
 """Per-region cost of empty outermost parallel regions, native vs the same binary under cosched with a
-running RM, alternating runs; prints medians, lower quartiles and the ratio (docs/performance.md, "Per-region cost").
+running RM, alternating runs; prints medians, lower quartiles and the ratio (docs/performance.md, "Per-region cost"),
+and the paired differences: each cosched run minus the native run just before it, whose median is the least
+touched by this kind of host's slow and fast periods (a pair shares one), both for the runs' medians and for
+their fastest repetitions.
 
   bench/region_cost/run.py [--build DIR] [--runs N] [--regions N] [--threads T]
 """
@@ -17,7 +20,8 @@ import time
 def run(cmd, env):
     out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True).stdout
     fields = out.split()
-    return float(fields[fields.index("region_us") + 1]), int(fields[fields.index("team") + 1])
+    return (float(fields[fields.index("region_us") + 1]), int(fields[fields.index("team") + 1]),
+            float(fields[fields.index("min_us") + 1]))
 
 
 def main():
@@ -47,12 +51,14 @@ def main():
             "gcc cosched": ([run_bin, "--socket", sock, "--", f"{b}/bin/region_cost-gcc"], base),
         }
         results = {k: [] for k in variants}
+        fastest = {k: [] for k in variants}  # each run's fastest repetition
         for i in range(a.runs):
             for name, (cmd, env) in variants.items():
-                us, team = run(cmd + ["--regions", str(a.regions)], env)
+                us, team, min_us = run(cmd + ["--regions", str(a.regions)], env)
                 if team != a.threads:
                     sys.exit(f"{name}: regions ran with {team} threads, expected {a.threads}")
                 results[name].append(us)
+                fastest[name].append(min_us)
             print(f"run {i + 1}/{a.runs} done", file=sys.stderr)
     finally:
         rm.send_signal(signal.SIGTERM)
@@ -68,6 +74,10 @@ def main():
         ours = f"{compiler} cosched"
         print(f"{compiler}: cosched/native = {med[ours] / med[native]:.3f}, overhead = {med[ours] - med[native]:+.4f} "
               f"us/region (median), {p25[ours] - p25[native]:+.4f} (p25), {min(results[ours]) - min(results[native]):+.4f} (min)")
+        paired = [o - n for o, n in zip(results[ours], results[native])]
+        paired_fast = [o - n for o, n in zip(fastest[ours], fastest[native])]
+        print(f"{compiler}: paired differences, median {statistics.median(paired):+.4f} us/region "
+              f"(runs' medians), {statistics.median(paired_fast):+.4f} (runs' fastest repetitions) over {len(paired)} pairs")
 
 
 if __name__ == "__main__":
