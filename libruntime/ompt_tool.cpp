@@ -26,13 +26,20 @@ bool g_debug = false;  // COSCHED_DEBUG=1: a summary of the measurement at progr
 // about 50 instructions per call in libomp, a third of the hot path.
 __attribute__((tls_model("initial-exec"))) thread_local int tl_depth = 0;
 
+// The full path: out of line, so that the common case below needs no stack frame.
+__attribute__((noinline)) void begin_region(std::uintptr_t region_id, int granted) {
+  const int team = team_for_region(measure_wanted(granted));
+  measure_region(region_id, team, granted);
+}
+
 void on_parallel_begin(ompt_data_t* /*encountering_task*/, const ompt_frame_t* /*frame*/,
                        ompt_data_t* /*parallel_data*/, unsigned int /*requested*/, int /*flags*/,
                        const void* codeptr_ra) {
   if (tl_depth != 0) return;  // nested regions keep what the outer team decided
   const int granted = granted_team();
-  const int team = team_for_region(measure_wanted(granted));
-  measure_region(reinterpret_cast<std::uintptr_t>(codeptr_ra), team, granted);
+  const auto region_id = reinterpret_cast<std::uintptr_t>(codeptr_ra);
+  if (measure_region_repeat(region_id, granted)) return;  // the previous region's decisions again
+  begin_region(region_id, granted);
 }
 
 // Every member of a team enters and leaves its implicit task here (the nesting depth above); the master of a
