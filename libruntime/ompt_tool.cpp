@@ -3,8 +3,9 @@
 // The one hot path is on_parallel_begin for an outermost region: it reads the granted CPUs from the arena,
 // lets the SelfAnalyzer say what it wants (the baseline, or the grant), lets team_control choose the team
 // the program's guarantees allow and set it (libomp sizes the region that is beginning after this callback
-// returns — see docs/architecture.md), and feeds the SelfAnalyzer. It makes no syscall (clock_gettime is
-// served by the vDSO), takes no lock and allocates nothing.
+// returns — see docs/architecture.md), and feeds the SelfAnalyzer; in the common case where all of that
+// would repeat the previous region's decisions, measure_region_repeat only advances counters. It makes no
+// syscall (clock_gettime is served by the vDSO), takes no lock and allocates nothing.
 #include <omp-tools.h>
 
 #include <cstring>
