@@ -20,10 +20,12 @@ proto::Arena* g_arena = nullptr;
 sa::Analyzer* g_analyzer = nullptr;
 // initial-exec: a plain %fs-relative load, not a __tls_get_addr call per region (a dlopen'ed library may
 // use the static TLS surplus glibc reserves for this; one byte here).
-__attribute__((tls_model("initial-exec"))) thread_local bool tl_measuring_thread = false;
-// The team measure_region was told for the region now beginning (0: none pending); checked against the
-// team libomp formed by measure_team_formed.
-__attribute__((tls_model("initial-exec"))) thread_local int tl_expected_team = 0;
+// One struct: one TLS offset to load on the hot path.
+struct MeasuringThread {
+  bool measuring;     // the thread that initialised the tool
+  int expected_team;  // the team measure_region was told for the region now beginning (0: none pending)
+};
+__attribute__((tls_model("initial-exec"))) thread_local MeasuringThread tl_thread = {false, 0};
 
 std::uint64_t g_published_seq = 0;
 std::uint64_t g_published_version = ~std::uint64_t{0};  // Analyzer::progress_version() last published
@@ -56,18 +58,35 @@ inline std::uint64_t now_ns() noexcept {
 // every few seconds, a long iteration (a 1-CPU baseline iteration of a big code) would otherwise never
 // complete (found with cosched-sim on PDPA's w1), so the iteration after a discarded one is kept whatever
 // happens to the CPU set, and the change detector ignores a single perturbed sample.
-inline void follow_rm() noexcept {
+struct RmWords {
+  std::uint32_t stops;
+  std::uint32_t flags;
+  std::uint32_t base_raw;
+  int floor;
+  std::uint64_t generation;
+};
+
+inline RmWords read_rm() noexcept {
   const auto& rm = g_arena->rm;
-  const std::uint32_t stops = rm.stops.load(std::memory_order_relaxed);
-  const std::uint32_t flags = rm.flags.load(std::memory_order_relaxed);
-  const std::uint32_t base_raw = rm.baseline_cpus.load(std::memory_order_relaxed);
-  const std::uint64_t generation = rm.generation.load(std::memory_order_relaxed);
-  const int floor = team_floor();
-  // Nothing changed (every region but a handful): one branch.
-  if (((stops ^ g_seen_stops) | (flags ^ g_seen_flags) | (base_raw ^ g_seen_base_raw) |
-       static_cast<std::uint32_t>(floor ^ g_seen_floor) | (generation ^ g_seen_generation)) == 0) {
-    return;
-  }
+  return RmWords{rm.stops.load(std::memory_order_relaxed), rm.flags.load(std::memory_order_relaxed),
+                 rm.baseline_cpus.load(std::memory_order_relaxed), team_floor(),
+                 rm.generation.load(std::memory_order_relaxed)};
+}
+
+// Nothing changed since follow_rm last acted (every region but a handful): one branch.
+inline bool rm_as_seen(const RmWords& w) noexcept {
+  return ((w.stops ^ g_seen_stops) | (w.flags ^ g_seen_flags) | (w.base_raw ^ g_seen_base_raw) |
+          static_cast<std::uint32_t>(w.floor ^ g_seen_floor) | (w.generation ^ g_seen_generation)) == 0;
+}
+
+inline void follow_rm() noexcept {
+  const RmWords w = read_rm();
+  if (rm_as_seen(w)) return;
+  const std::uint32_t stops = w.stops;
+  const std::uint32_t flags = w.flags;
+  const std::uint32_t base_raw = w.base_raw;
+  const std::uint64_t generation = w.generation;
+  const int floor = w.floor;
   if (generation != g_seen_generation) {
     g_seen_generation = generation;
     // Discard unless the iteration in progress follows the one discarded last time (see above).
@@ -138,7 +157,7 @@ inline void publish() noexcept {
 }  // namespace
 
 void measure_init(const Options& opt, proto::Arena* arena) {
-  if (!opt.measure) return;  // team sizes only: tl_measuring_thread stays false everywhere
+  if (!opt.measure) return;  // team sizes only: tl_thread.measuring stays false everywhere
   sa::Config c;
   c.baseline_cpus = opt.baseline_cpus;
   c.baseline_iterations = opt.baseline_iterations;
@@ -154,7 +173,7 @@ void measure_init(const Options& opt, proto::Arena* arena) {
   g_arena = arena;
   g_seen_stops = arena->rm.stops.load(std::memory_order_relaxed);
   g_seen_generation = arena->rm.generation.load(std::memory_order_relaxed);
-  tl_measuring_thread = true;
+  tl_thread.measuring = true;
   follow_rm();
   publish();
 }
@@ -164,14 +183,14 @@ int measure_wanted_peek(int granted) noexcept {
 }
 
 int measure_wanted(int granted) noexcept {
-  if (!tl_measuring_thread) return granted;
+  if (!tl_thread.measuring) return granted;
   follow_rm();
   return g_analyzer->team_for(granted);
 }
 
 void measure_region(std::uintptr_t region_id, int team, int granted) noexcept {
-  if (!tl_measuring_thread) return;
-  tl_expected_team = team;
+  if (!tl_thread.measuring) return;
+  tl_thread.expected_team = team;
   g_granted_before = granted;
   cpu_wait_set_oversubscribed(team > granted);
   g_analyzer->on_region(static_cast<std::uint64_t>(region_id), std::min(team, std::max(granted, 1)), &now_ns);
@@ -179,13 +198,29 @@ void measure_region(std::uintptr_t region_id, int team, int granted) noexcept {
   publish();
 }
 
+bool measure_region_repeat(std::uintptr_t region_id, int granted) noexcept {
+  // follow_rm would do nothing, and team_for_region would repeat its last team without side effects; the
+  // same grant as the previous region (what cpu_wait_set_oversubscribed was told stays true).
+  if (!tl_thread.measuring || granted != g_granted_before || !rm_as_seen(read_rm())) return false;
+  sa::Analyzer& analyzer = *g_analyzer;  // loaded once (the epoch's acquire load would force a reload)
+  const int team = team_for_region_again(analyzer.team_for(granted));
+  // The same grant and team as the previous region (team_for_region_again repeats the team of this
+  // thread's last region): the same CPUs for the Analyzer.
+  if (team == 0 || !analyzer.on_region_repeat(static_cast<std::uint64_t>(region_id))) return false;
+  // The rest of measure_region; publish() would find nothing new (on_region_repeat moves no field it
+  // publishes, and every other call into the Analyzer publishes after itself).
+  tl_thread.expected_team = team;
+  g_arena->job.regions.store(analyzer.regions(), std::memory_order_relaxed);
+  return true;
+}
+
 void measure_team_formed(int actual) noexcept {
-  if (tl_expected_team == 0) return;  // not the master of an outermost region this thread began
-  if (actual != tl_expected_team) {
+  if (tl_thread.expected_team == 0) return;  // not the master of an outermost region this thread began
+  if (actual != tl_thread.expected_team) {
     g_analyzer->discard_iteration();  // rule 5: never measure a team that did not run
     g_arena->job.team_mismatches.fetch_add(1, std::memory_order_relaxed);
   }
-  tl_expected_team = 0;
+  tl_thread.expected_team = 0;
   g_arena->job.last_team.store(actual, std::memory_order_relaxed);
 }
 
@@ -207,7 +242,7 @@ void measure_summary() noexcept {
 }
 
 void measure_iteration_begin(long id) noexcept {
-  if (!tl_measuring_thread) return;
+  if (!tl_thread.measuring) return;
   follow_rm();
   const int granted = granted_team();
   g_analyzer->on_iteration_begin(id, now_ns(), std::min(g_analyzer->team_for(granted), std::max(granted, 1)));
@@ -215,7 +250,7 @@ void measure_iteration_begin(long id) noexcept {
 }
 
 void measure_iteration_end(long id) noexcept {
-  if (!tl_measuring_thread) return;
+  if (!tl_thread.measuring) return;
   const int granted = granted_team();
   g_analyzer->on_iteration_end(id, now_ns(), std::min(g_analyzer->team_for(granted), std::max(granted, 1)));
   publish();

@@ -23,6 +23,12 @@ int measure_wanted_peek(int granted) noexcept;
 // (a team of 2 sharing 1 CPU is measured as 1 CPU). `team` is the team libomp will form.
 void measure_region(std::uintptr_t region_id, int team, int granted) noexcept;
 
+// Steps 1 and 2 together, and team_for_region between them, in the common case where they would only
+// repeat the previous region's decisions and advance counters: the analyzer's steady state, nothing changed
+// by the RM or the program since, no timed sample ending here. Returns true when done so; false (nothing
+// changed) when the caller must take the three steps. Threads other than the measured one get false.
+bool measure_region_repeat(std::uintptr_t region_id, int granted) noexcept;
+
 // Step 3, from the master's implicit-task-begin callback: the team libomp actually formed (OMPT). Stored
 // for the RM; an iteration whose team differs from the one measure_region was told is not a clean sample.
 void measure_team_formed(int actual) noexcept;

@@ -3,8 +3,9 @@
 // The one hot path is on_parallel_begin for an outermost region: it reads the granted CPUs from the arena,
 // lets the SelfAnalyzer say what it wants (the baseline, or the grant), lets team_control choose the team
 // the program's guarantees allow and set it (libomp sizes the region that is beginning after this callback
-// returns — see docs/architecture.md), and feeds the SelfAnalyzer. It makes no syscall (clock_gettime is
-// served by the vDSO), takes no lock and allocates nothing.
+// returns — see docs/architecture.md), and feeds the SelfAnalyzer; in the common case where all of that
+// would repeat the previous region's decisions, measure_region_repeat only advances counters. It makes no
+// syscall (clock_gettime is served by the vDSO), takes no lock and allocates nothing.
 #include <omp-tools.h>
 
 #include <cstring>
@@ -26,13 +27,20 @@ bool g_debug = false;  // COSCHED_DEBUG=1: a summary of the measurement at progr
 // about 50 instructions per call in libomp, a third of the hot path.
 __attribute__((tls_model("initial-exec"))) thread_local int tl_depth = 0;
 
+// The full path: out of line, so that the common case below needs no stack frame.
+__attribute__((noinline)) void begin_region(std::uintptr_t region_id, int granted) {
+  const int team = team_for_region(measure_wanted(granted));
+  measure_region(region_id, team, granted);
+}
+
 void on_parallel_begin(ompt_data_t* /*encountering_task*/, const ompt_frame_t* /*frame*/,
                        ompt_data_t* /*parallel_data*/, unsigned int /*requested*/, int /*flags*/,
                        const void* codeptr_ra) {
   if (tl_depth != 0) return;  // nested regions keep what the outer team decided
   const int granted = granted_team();
-  const int team = team_for_region(measure_wanted(granted));
-  measure_region(reinterpret_cast<std::uintptr_t>(codeptr_ra), team, granted);
+  const auto region_id = reinterpret_cast<std::uintptr_t>(codeptr_ra);
+  if (measure_region_repeat(region_id, granted)) return;  // the previous region's decisions again
+  begin_region(region_id, granted);
 }
 
 // Every member of a team enters and leaves its implicit task here (the nesting depth above); the master of a

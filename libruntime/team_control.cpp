@@ -44,6 +44,22 @@ std::atomic<bool> g_set_by_program{false};
 std::atomic<bool> g_clause{false};
 bool g_user_malleable = false;  // cosched-run --malleable (COSCHED_TEAM=malleable)
 
+// Bumped (after their stores) by every hook below that changes what team_for_region depends on: the mode and
+// its causes, the program's values, the floor, a latched read, a clause. A thread whose last team_for_region
+// saw the same count, and nothing one-shot (a latch, a clause, the first region), would get the same team
+// again without side effects: team_for_region_again.
+std::atomic<std::uint64_t> g_epoch{0};
+void bump_epoch() { g_epoch.fetch_add(1, std::memory_order_release); }
+
+// This thread's last team_for_region when it may be repeated: the epoch it began at, the wish it was given
+// and the team it returned (0: it may not be).
+struct Repeat {
+  std::uint64_t epoch;
+  int wanted;
+  int team;
+};
+__attribute__((tls_model("initial-exec"))) thread_local Repeat tl_repeat = {0, 0, 0};
+
 // nthreads-var of this thread as cosched left it: 0 = untouched (it holds the program's value).
 __attribute__((tls_model("initial-exec"))) thread_local int tl_icv = 0;
 // The num_threads clause of the region this thread is about to begin (0: none).
@@ -110,6 +126,7 @@ void ensure_started() {
   if (g_real_get_max_threads != nullptr) g_program_nthreads.store(std::max(1, g_real_get_max_threads()), std::memory_order_relaxed);
   refresh_floor();
   if (g_real_set_dynamic != nullptr) g_real_set_dynamic(0);
+  bump_epoch();
 }
 
 // The team a malleable job's next region would get: what a read returns (and then latches).
@@ -156,8 +173,16 @@ void team_init(const Options& opt, void* lookup_fn) {
 
 int team_floor() noexcept { return g_floor.load(std::memory_order_relaxed); }
 
+int team_for_region_again(int wanted) noexcept {
+  const Repeat& r = tl_repeat;
+  return r.epoch == g_epoch.load(std::memory_order_acquire) && r.wanted == wanted ? r.team : 0;
+}
+
 int team_for_region(int wanted) noexcept {
   if (!g_started.load(std::memory_order_acquire)) ensure_started();  // first region only
+  // Read before anything it covers: a hook that runs from here on leaves the cache stale, never wrong.
+  const std::uint64_t epoch = g_epoch.load(std::memory_order_acquire);
+  tl_repeat.team = 0;
   const int clause = tl_clause;
   tl_clause = 0;
   const int v = std::max(1, g_program_nthreads.load(std::memory_order_relaxed));
@@ -170,10 +195,13 @@ int team_for_region(int wanted) noexcept {
       g_real_set_num_threads(v);
       tl_icv = 0;
     }
-    return clause > 0 ? clause : v;
+    if (clause > 0) return clause;
+    tl_repeat = Repeat{epoch, wanted, v};  // again: v, nthreads-var already v
+    return v;
   }
   int team;
   const int latched = g_latched.load(std::memory_order_relaxed);
+  const bool once = latched != 0 || first || clause > 0;  // inputs the next region will not see again
   if (latched != 0) {
     g_latched.store(0, std::memory_order_relaxed);
     team = latched;  // rule 2: the region after a read gets exactly the value read
@@ -191,6 +219,8 @@ int team_for_region(int wanted) noexcept {
     g_real_set_num_threads(team);
     tl_icv = team == v ? 0 : team;
   }
+  // again: the same clamp of the same wish, nthreads-var now equal to it (no call)
+  if (!once) tl_repeat = Repeat{epoch, wanted, team};
   return clause > 0 ? clause : team;  // (a clause here is malleable's, already lowered by the wrapper)
 }
 
@@ -204,6 +234,7 @@ __attribute__((visibility("default"))) void cosched_team_interposed(void) {
   using namespace cosched::rt;
   g_interposed.store(true, std::memory_order_relaxed);
   if (g_active.load(std::memory_order_acquire)) update_mode();
+  bump_epoch();
 }
 
 // omp_get_max_threads() returned `real` to the program: what the program should see instead.
@@ -221,6 +252,7 @@ __attribute__((visibility("default"))) int cosched_team_read(int real) {
     value = std::clamp(malleable_choice(), 1, v);
   }
   g_latched.store(value, std::memory_order_relaxed);  // rule 2
+  bump_epoch();
   return value;
 }
 
@@ -236,6 +268,7 @@ __attribute__((visibility("default"))) void cosched_team_set(int n) {
     g_latched.store(0, std::memory_order_relaxed);
   }
   if (!g_set_by_program.exchange(true, std::memory_order_relaxed)) update_mode();
+  bump_epoch();
 }
 
 // omp_set_dynamic(flag) (already forwarded): the program's view changes; libomp's own adjustment stays
@@ -246,6 +279,7 @@ __attribute__((visibility("default"))) int cosched_team_set_dynamic(int flag) {
   ensure_started();
   g_program_dynamic.store(flag != 0, std::memory_order_relaxed);
   update_mode();
+  bump_epoch();
   return 0;
 }
 
@@ -267,6 +301,7 @@ __attribute__((visibility("default"))) int cosched_team_clause(int n) {
     update_mode();
   }
   tl_clause = n;
+  bump_epoch();
   return n;
 }
 
@@ -275,6 +310,7 @@ __attribute__((visibility("default"))) void cosched_team_threadprivate(void) {
   using namespace cosched::rt;
   if (!g_active.load(std::memory_order_acquire)) return;
   if (!g_threadprivate.exchange(true, std::memory_order_relaxed)) update_mode();
+  bump_epoch();
 }
 
 }  // extern "C"

@@ -34,6 +34,12 @@ void team_init(const Options& opt, void* lookup_fn);
 // returns the team libomp will form (a pending num_threads clause included). No syscall, lock or allocation.
 int team_for_region(int wanted) noexcept;
 
+// Hot path, the fast case: the team team_for_region(wanted) would return on this thread now when it would
+// change nothing (no hook ran since this thread's last team_for_region, which had the same wish and
+// nothing one-shot: no latched read, no clause, not the first region); 0 otherwise, and then the caller
+// calls team_for_region. Changes nothing.
+int team_for_region_again(int wanted) noexcept;
+
 // The smallest team cosched may choose now: 1 when malleable, the program's value when the team is fixed,
 // else min(2, program value). The SelfAnalyzer's baseline never goes below it.
 int team_floor() noexcept;

@@ -32,7 +32,8 @@ extern ToolState g_tool;
 // The team size the RM grants right now (hot path: two relaxed loads).
 inline int granted_team() noexcept {
   const auto* src = g_tool.alloc_src.load(std::memory_order_acquire);
-  return src != nullptr ? src->load(std::memory_order_relaxed) : g_tool.request;
+  if (src != nullptr) [[likely]] return src->load(std::memory_order_relaxed);
+  return g_tool.request;
 }
 
 }  // namespace cosched::rt

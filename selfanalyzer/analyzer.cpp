@@ -145,14 +145,6 @@ void Analyzer::open_iteration(std::uint64_t t_ns, std::uint64_t wait_ns) noexcep
   iter_start_ns_ = t_ns;
 }
 
-void Analyzer::note_region(int team, bool team_changed) noexcept {
-  ++iter_regions_;
-  // A team change at any of its regions (the first included: new threads, cold caches) spoils the
-  // iteration; this is also the warm-up iteration discarded after every change of team size.
-  if (team_changed || (iter_team_ != 0 && team != iter_team_)) iter_dirty_ = true;
-  if (iter_team_ == 0) iter_team_ = team;
-}
-
 // Outside load: the share of the sample's thread time (elapsed × CPUs used) that its threads spent waiting
 // for a CPU. Unknown (no source, an oversubscribed team, a thread that exited) means no verdict.
 // A sample belongs to its window only if it was measured under the window's outside load: its share of

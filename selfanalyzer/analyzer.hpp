@@ -65,6 +65,28 @@ class Analyzer {
   using ClockFn = std::uint64_t (*)() noexcept;
   void on_region(std::uint64_t region_id, int team, ClockFn now) noexcept { on_region_at(region_id, team, now, 0); }
 
+  // The runtime's fast path for the common region. Caller: parallel_begin, for a region whose team is the
+  // previous region's (last_team()), instead of on_region. When the region is the one the detector's steady
+  // state expects next and no timed sample ends here, does exactly what on_region would do (it only
+  // advances counters: nothing report_seq(), phase(), progress_version() or team_for() depend on moves) and
+  // returns true; otherwise changes nothing and returns false, and the caller calls on_region. O(1), no
+  // clock read.
+  bool on_region_repeat(std::uint64_t region_id) noexcept {
+    // The steady state implies no explicit iterations (they reset the detector for good).
+    const int next = detector_.steady_peek(region_id);
+    if (next < 0) return false;
+    const bool boundary = next == 1 && phase_ != Phase::detecting;
+    if (boundary && !(iter_open_ && iter_span_ < batch_)) return false;  // a sample ends here: on_region
+    detector_.steady_advance();
+    ++regions_;
+    if (boundary) {  // the iteration joins the sample in progress, as in on_region
+      ++iter_span_;
+      ++iterations_;
+    }
+    if (iter_open_) note_region(last_team_, false);
+    return true;
+  }
+
   // Caller: cosched_iter_begin/end (relinked codes). The first call switches the Analyzer to explicit
   // iterations for good: the DPD is no longer fed. `id` names the loop; iterations are begin..end of
   // the same id; a begin of another id while one is open is a nested loop and ignored; a begin of
@@ -147,7 +169,13 @@ class Analyzer {
   [[nodiscard]] std::uint64_t read_wait() const noexcept { return wait_ != nullptr ? wait_() : kWaitUnknown; }
   [[nodiscard]] bool contaminated_by_load(double elapsed_s, std::uint64_t wait_ns, std::uint64_t t_ns) noexcept;
   void clear_window() noexcept;
-  void note_region(int team, bool team_changed) noexcept;
+  void note_region(int team, bool team_changed) noexcept {
+    ++iter_regions_;
+    // A team change at any of its regions (the first included: new threads, cold caches) spoils the
+    // iteration; this is also the warm-up iteration discarded after every change of team size.
+    if (team_changed || (iter_team_ != 0 && team != iter_team_)) iter_dirty_ = true;
+    if (iter_team_ == 0) iter_team_ = team;
+  }
   void close_iteration(std::uint64_t t_ns, std::uint64_t wait_ns) noexcept;
   void record_sample(int team, double seconds, std::uint64_t t_ns) noexcept;
   void finish_baseline(int team) noexcept;

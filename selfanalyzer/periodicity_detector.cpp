@@ -64,6 +64,7 @@ void PeriodicityDetector::reset() noexcept {
   signature_ = 0;
   steady_ = false;
   steady_phase_ = 0;
+  steady_boundary_ = 0;
   steady_events_ = 0;
 }
 
@@ -169,11 +170,13 @@ void PeriodicityDetector::enter_steady() noexcept {
   for (int r = 0; r < locked_; ++r) pattern_[r] = past[locked_ - 1 - r];
   steady_ = true;
   steady_phase_ = 0;
+  steady_boundary_ = locked_ - 1 - since_anchor_;  // the event that brings since_anchor_ back to 0
   steady_events_ = 0;
 }
 
 void PeriodicityDetector::leave_steady() noexcept {
   steady_ = false;
+  since_anchor_ = (since_anchor_ + steady_phase_) % locked_;  // steady_phase_ = events skipped, modulo locked_
   // The skipped events repeated the pattern: store the most recent history_len_ of them, oldest first,
   // as push_full would have.
   const std::uint64_t skipped = steady_events_;

@@ -72,16 +72,26 @@ class PeriodicityDetector {
   // is proposed; no allocation.
   Step push(std::uint64_t region_id) noexcept {
     if (steady_) {
-      const std::uint32_t id = fold(region_id);
-      if (id == pattern_[steady_phase_]) {
-        steady_phase_ = steady_phase_ + 1 == locked_ ? 0 : steady_phase_ + 1;
-        ++steady_events_;
-        since_anchor_ = since_anchor_ + 1 == locked_ ? 0 : since_anchor_ + 1;
-        return Step{locked_, since_anchor_ == 0, false};
-      }
+      if (fold(region_id) == pattern_[steady_phase_]) return Step{locked_, steady_advance(), false};
       leave_steady();
     }
     return push_full(region_id);
+  }
+
+  // The steady state's question, asked before push(): whether `region_id` is the event the locked period
+  // expects next (then push() returns Step{period(), boundary, false} and only advances counters). Returns
+  // 1 when it is and starts an iteration, 0 when it is and does not, -1 otherwise (not in the steady state,
+  // or another event: push() then does the full work). Changes nothing. O(1).
+  [[nodiscard]] int steady_peek(std::uint64_t region_id) const noexcept {
+    if (!steady_ || fold(region_id) != pattern_[steady_phase_]) return -1;
+    return steady_phase_ == steady_boundary_ ? 1 : 0;
+  }
+  // What push() does for an event steady_peek() accepted; returns whether it starts an iteration. O(1).
+  bool steady_advance() noexcept {
+    const bool boundary = steady_phase_ == steady_boundary_;
+    steady_phase_ = steady_phase_ + 1 == locked_ ? 0 : steady_phase_ + 1;
+    ++steady_events_;
+    return boundary;
   }
 
   // Forget everything (the explicit iteration API took over, or a test restarts). O(max_period).
@@ -135,13 +145,16 @@ class PeriodicityDetector {
   int seen_ = 0;                 // events pushed, saturating at history_len_ (a lag > seen_ is not valid yet)
   int coverage_cap_ = 0;         // largest coverage counted (see the header)
   int locked_ = 0;               // current period, 0 = none
-  int since_anchor_ = 0;         // events since the last boundary, modulo locked_
+  int since_anchor_ = 0;         // events since the last boundary, modulo locked_ (not kept in the steady state)
   // Steady state (see the header): pattern_[0..locked_) is one period, pattern_[steady_phase_] the event
-  // expected next; steady_events_ events matched it since entering, none of them stored in history_.
+  // expected next; steady_events_ events matched it since entering, none of them stored in history_. The
+  // event expected at steady_phase_ == steady_boundary_ starts an iteration; since_anchor_ keeps its value
+  // from entering the steady state, to which steady_phase_ is added when leaving it.
   bool steady_enabled_;
   bool steady_ = false;
   std::unique_ptr<std::uint32_t[]> pattern_;
   int steady_phase_ = 0;
+  int steady_boundary_ = 0;
   std::uint64_t steady_events_ = 0;
   std::uint64_t signature_ = 0;
 };

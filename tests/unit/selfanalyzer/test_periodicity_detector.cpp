@@ -241,8 +241,10 @@ TEST(PeriodicityDetector, ResetForgetsEverything) {
 
 // The steady-state shortcut (header, "Steady state") must not change what the detector says: the same
 // streams through a detector that never takes it give the same period, boundaries and lock changes at
-// every event, and the same signature. Streams: long steady loops broken by an odd region, by a shifted
-// phase, by another loop, by noise, with inner loops, at several max_period settings.
+// every event, and the same signature; so does a detector asked steady_peek() before each event, advanced by
+// steady_advance() when it accepts the event (libcosched's fast path) and pushed otherwise. Streams: long
+// steady loops broken by an odd region, by a shifted phase, by another loop, by noise, with inner loops, at
+// several max_period settings.
 TEST(PeriodicityDetector, SteadyStateShortcutChangesNothing) {
   std::mt19937 rng(7);
   for (int max_period : {8, 64, 1024}) {
@@ -267,9 +269,22 @@ TEST(PeriodicityDetector, SteadyStateShortcutChangesNothing) {
       }
       PeriodicityDetector fast(max_period, 2, 6, true);
       PeriodicityDetector reference(max_period, 2, 6, false);
+      PeriodicityDetector peeked(max_period, 2, 6, true);  // libcosched's fast path: steady_peek first
       for (std::size_t i = 0; i < stream.size(); ++i) {
         const auto a = fast.push(stream[i]);
         const auto b = reference.push(stream[i]);
+        const int next = peeked.steady_peek(stream[i]);
+        if (next >= 0) {
+          ASSERT_EQ(peeked.steady_advance(), next == 1) << "event " << i;
+          ASSERT_EQ(a.boundary, next == 1) << "max_period " << max_period << " round " << round << " event " << i;
+          ASSERT_EQ(a.period, peeked.period());
+          ASSERT_FALSE(a.lock_changed);
+        } else {
+          const auto c = peeked.push(stream[i]);
+          ASSERT_EQ(a.boundary, c.boundary) << "max_period " << max_period << " round " << round << " event " << i;
+          ASSERT_EQ(a.period, c.period);
+          ASSERT_EQ(a.lock_changed, c.lock_changed);
+        }
         ASSERT_EQ(a.period, b.period) << "max_period " << max_period << " round " << round << " event " << i;
         ASSERT_EQ(a.boundary, b.boundary) << "max_period " << max_period << " round " << round << " event " << i;
         ASSERT_EQ(a.lock_changed, b.lock_changed) << "max_period " << max_period << " round " << round << " event " << i;
