@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Per-region cost of empty outermost parallel regions, native vs the same binary under cosched with a
 running RM, alternating runs; prints medians, lower quartiles and the ratio (docs/performance.md, "Per-region cost"),
-and the paired differences: each cosched run minus the native run just before it, whose median is the least
+and the paired differences: each cosched run minus the native run just before it (and an empty OMPT tool's
+runs, the floor any tool with libcosched's callbacks pays), whose median is the least
 touched by this kind of host's slow and fast periods (a pair shares one), both for the runs' medians and for
 their fastest repetitions.
 
@@ -47,6 +48,8 @@ def main():
         variants = {
             "clang native": ([f"{b}/bin/region_cost-clang"], base),
             "clang cosched": ([run_bin, "--socket", sock, "--", f"{b}/bin/region_cost-clang"], base),
+            "clang empty OMPT tool": ([f"{b}/bin/region_cost-clang"],
+                                      dict(base, OMP_TOOL_LIBRARIES=f"{b}/lib/libregion_cost_empty_tool.so")),
             "gcc-on-libomp native": ([f"{b}/bin/region_cost-gcc"], dict(base, LD_PRELOAD=libomp)),
             "gcc cosched": ([run_bin, "--socket", sock, "--", f"{b}/bin/region_cost-gcc"], base),
         }
@@ -78,6 +81,12 @@ def main():
         paired_fast = [o - n for o, n in zip(fastest[ours], fastest[native])]
         print(f"{compiler}: paired differences, median {statistics.median(paired):+.4f} us/region "
               f"(runs' medians), {statistics.median(paired_fast):+.4f} (runs' fastest repetitions) over {len(paired)} pairs")
+    # What any OMPT tool with libcosched's callbacks costs libomp, and what libcosched adds to that.
+    empty, native, ours = "clang empty OMPT tool", "clang native", "clang cosched"
+    floor = [e - n for e, n in zip(results[empty], results[native])]
+    above = [o - e for o, e in zip(results[ours], results[empty])]
+    print(f"clang: empty OMPT tool over native, paired median {statistics.median(floor):+.4f} us/region; "
+          f"cosched over the empty tool {statistics.median(above):+.4f}")
 
 
 if __name__ == "__main__":
