@@ -18,8 +18,11 @@ import tempfile
 import time
 
 
-def run(cmd, env):
-    out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True).stdout
+def run(cmd, env, cpus):
+    # Every variant on the same CPUs (the RM's): on a machine with more, native threads would otherwise
+    # float onto other cores, whose cache-line transfers cost another time than the RM's pair.
+    out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True,
+                         preexec_fn=lambda: os.sched_setaffinity(0, cpus)).stdout
     fields = out.split()
     return (float(fields[fields.index("region_us") + 1]), int(fields[fields.index("team") + 1]),
             float(fields[fields.index("min_us") + 1]))
@@ -27,13 +30,16 @@ def run(cmd, env):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--build", default=os.path.join(os.path.dirname(__file__), "../../build/release"))
+    ap.add_argument("--build", default=os.path.join(os.path.dirname(__file__), "../../build/release"),
+                    help="build tree, or an install prefix with the bench's programs added (default build/release)")
     ap.add_argument("--runs", type=int, default=7, help="alternating runs per variant (default 7)")
     ap.add_argument("--regions", type=int, default=200000, help="regions per repetition (default 200000)")
     ap.add_argument("--threads", type=int, default=2)
     a = ap.parse_args()
     b = os.path.abspath(a.build)
-    rm_bin, run_bin = f"{b}/rm/cosched-rm", f"{b}/libruntime/launcher/cosched-run"
+    # bin/ holds every program in the build tree (links) and in an install prefix with the bench's own
+    # programs copied in (region_cost-*, and lib/libregion_cost_empty_tool.so): a machine without the tree.
+    rm_bin, run_bin = f"{b}/bin/cosched-rm", f"{b}/bin/cosched-run"
     libomp = subprocess.run(["sh", "-c", "ls /usr/lib/llvm-*/lib/libomp.so.5 | head -1"], capture_output=True,
                             text=True).stdout.strip()
     tmp = tempfile.mkdtemp(prefix="cosched-bench-")
@@ -57,7 +63,7 @@ def main():
         fastest = {k: [] for k in variants}  # each run's fastest repetition
         for i in range(a.runs):
             for name, (cmd, env) in variants.items():
-                us, team, min_us = run(cmd + ["--regions", str(a.regions)], env)
+                us, team, min_us = run(cmd + ["--regions", str(a.regions)], env, range(a.threads))
                 if team != a.threads:
                     sys.exit(f"{name}: regions ran with {team} threads, expected {a.threads}")
                 results[name].append(us)

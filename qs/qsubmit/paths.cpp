@@ -55,7 +55,13 @@ std::vector<std::string> program_directories(const std::string& program_path, co
     if (end > pos) dirs.push_back(program_path.substr(pos, end - pos));
     pos = end + 1;
   }
-  if (!self_dir.empty()) dirs.push_back((fs::path(self_dir) / COSCHED_LIBEXEC_REL).lexically_normal().string());
+  if (!self_dir.empty()) {
+    // The install puts amdahl in libexec/cosched itself and the NPB kernels and microbenchmarks in
+    // subdirectories of it (examples/npb, examples/microbench): catalogs name them all bare (@npb-cg-gcc).
+    const fs::path libexec = (fs::path(self_dir) / COSCHED_LIBEXEC_REL).lexically_normal();
+    dirs.push_back(libexec.string());
+    for (const char* sub : {"npb", "microbench"}) dirs.push_back((libexec / sub).string());
+  }
   if (*COSCHED_BUILD_PROGRAM_DIR != '\0') dirs.emplace_back(COSCHED_BUILD_PROGRAM_DIR);
   return dirs;
 }

@@ -14,7 +14,8 @@ namespace cosched::qsubmit {
 std::string self_directory();
 
 // Directories searched for `@name`, in order: each entry of `program_path` (colon-separated, as in
-// $COSCHED_PROGRAM_PATH), the install layout (<self_dir>/../libexec/cosched), the build tree's bin/.
+// $COSCHED_PROGRAM_PATH), the install layout (<self_dir>/../libexec/cosched and its npb/ and microbench/
+// subdirectories), the build tree's bin/.
 // Empty entries are dropped.
 std::vector<std::string> program_directories(const std::string& program_path, const std::string& self_dir);
 

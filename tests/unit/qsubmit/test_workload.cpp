@@ -159,12 +159,14 @@ TEST_F(WorkloadFiles, MissingCatalogIsAnError) {
 
 TEST(ProgramDirectories, EnvironmentThenInstallThenBuildTree) {
   auto dirs = qsub::program_directories("/a::/b", "/opt/cosched/bin");
-  ASSERT_GE(dirs.size(), 3U);
+  ASSERT_GE(dirs.size(), 5U);
   EXPECT_EQ(dirs[0], "/a");
   EXPECT_EQ(dirs[1], "/b");
   EXPECT_EQ(dirs[2], "/opt/cosched/libexec/cosched");
-  if (dirs.size() > 3) {
-    EXPECT_EQ(fs::path(dirs[3]).filename(), "bin") << "the build tree's program directory";
+  EXPECT_EQ(dirs[3], "/opt/cosched/libexec/cosched/npb");  // where the install puts the NPB kernels
+  EXPECT_EQ(dirs[4], "/opt/cosched/libexec/cosched/microbench");
+  if (dirs.size() > 5) {
+    EXPECT_EQ(fs::path(dirs[5]).filename(), "bin") << "the build tree's program directory";
   }
 }
 
