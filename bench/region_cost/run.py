@@ -68,7 +68,8 @@ def main():
                     sys.exit(f"{name}: regions ran with {team} threads, expected {a.threads}")
                 results[name].append(us)
                 fastest[name].append(min_us)
-            print(f"run {i + 1}/{a.runs} done", file=sys.stderr)
+            print(f"run {i + 1}/{a.runs}: " + ", ".join(f"{k} {v[-1]:.4f}" for k, v in results.items()),
+                  file=sys.stderr)
     finally:
         rm.send_signal(signal.SIGTERM)
         rm.wait()

@@ -71,10 +71,15 @@ Decision Pdpa::decide(const Snapshot& s) {
     if (w[i].cpus > 0) continue;
     const auto& j = s.jobs[i];
     const int free = machine - used;
-    w[i].cpus = std::max(1, std::min(std::max(j.request, 1), free));
+    w[i].cpus = std::max(0, std::min(std::max(j.request, 1), free));
     used += w[i].cpus;
     w[i].why = fmt::format("NO_REF: first allocation min(request {}, free {}) → {}", j.request, std::max(free, 0),
-                           cpus_text(w[i].cpus));
+                           cpus_text(std::max(w[i].cpus, 1)));
+    if (p.strict == 0) pdpa_share_unmeasured_on_arrival(s, w, i, machine);  // beyond the paper
+    if (w[i].cpus == 0) {
+      w[i].cpus = 1;  // the sum is brought back within the machine below
+      ++used;
+    }
   }
 
   if (is_active(s.event) || thresholds_changed_) {
@@ -121,6 +126,8 @@ Decision Pdpa::decide(const Snapshot& s) {
       const bool waiting = w[i].grow == 0 && m.state == PdpaState::inc && m.added == 0 && !reported[i];
       const int want = waiting ? p.step : w[i].grow;
       if (want <= 0 || w[i].cpus >= request) continue;
+      const int wanted = std::min(want, request - w[i].cpus);
+      if (machine - used < wanted) pdpa_take_back_lent(w, i, wanted - std::max(machine - used, 0), used);
       const int granted = std::min({want, machine - used, request - w[i].cpus});
       if (granted <= 0) {
         if (!waiting) w[i].why += "; no free CPU, waits in INC";

@@ -23,6 +23,17 @@ struct PdpaWork {
 // Arrivals: lent CPUs come back before a new job gets its first allocation. Returns the CPUs reclaimed.
 int pdpa_reclaim_lent(const Snapshot& s, std::vector<PdpaWork>& w, int& used);
 
+// An INC job's claim (§4.2.2, "the minimum between step and the number of free processors"): CPUs lent by
+// work conservation count as free for it, as they do for an arrival. Takes back up to `wanted` of them,
+// one at a time from the job holding the most lent, never from `claimant`. Returns how many.
+int pdpa_take_back_lent(std::vector<PdpaWork>& w, std::size_t claimant, int wanted, int& used);
+
+// A job admitted with fewer free CPUs than an equal share (started against the multiprogramming level: by a
+// QS with its own, or by hand) takes CPUs, one at a time from the largest, from NO_REF jobs holding more than
+// min(request, CPUs / jobs): an allocation no report has judged yet is no reason to keep the newcomer on
+// the one CPU that happened to be free. Measured jobs keep theirs (§4.2). The sum held does not change.
+void pdpa_share_unmeasured_on_arrival(const Snapshot& s, std::vector<PdpaWork>& w, std::size_t arrived, int machine);
+
 // Marks NO_REF jobs past their deadline whose SelfAnalyzer has found no period (JobView::analyzing) as
 // unmeasured and gives each at least min(request, machine / jobs), from free CPUs first, then from the
 // largest holders above that share. Returns the earliest deadline still ahead (a timer), or a negative value.
@@ -30,8 +41,10 @@ double pdpa_serve_unmeasured(const Snapshot& s, std::vector<PdpaWork>& w, int ma
                            const PdpaParams& p);
 
 // Work conservation: lends every free CPU, one at a time, to STABLE or unmeasured jobs below their request
-// (unmeasured first, then by measured efficiency, highest first), never to one known to waste them
-// (efficiency below target_eff, or a larger allocation below it in its history). Nothing when p.strict.
+// (unmeasured first, then by measured efficiency, highest first), first to the jobs not known to waste them
+// (efficiency below target_eff, or a larger allocation below it in its history), then what is left to STABLE
+// jobs whatever their efficiency: no CPU stays idle while a job at rest is below its request.
+// Nothing when p.strict.
 void pdpa_lend_free(const Snapshot& s, std::vector<PdpaWork>& w, int machine, int& used, const PdpaParams& p);
 
 }  // namespace cosched::policy

@@ -36,15 +36,13 @@ def read_summary(out_dir):
         return json.load(f)
 
 
-def final_cpus(out_dir):
-    """Each job's last allocation (allocation.csv: one row per CPU segment)."""
-    last = {}
+def cpu_segments(out_dir):
+    """Each job's allocations in time order (allocation.csv: one row per CPU segment): [(t0, t1, cpus)]."""
+    segs = {}
     with open(os.path.join(out_dir, "allocation.csv"), newline="") as f:
         for row in csv.DictReader(f):
-            job, t0 = row["job"], float(row["t0"])
-            if job not in last or t0 >= last[job][0]:
-                last[job] = (t0, int(row["cpus"]))
-    return {job: cpus for job, (_, cpus) in last.items()}
+            segs.setdefault(row["job"], []).append((float(row["t0"]), float(row["t1"]), int(row["cpus"])))
+    return {job: sorted(s) for job, s in segs.items()}
 
 
 class Sim(unittest.TestCase):
@@ -100,8 +98,11 @@ class Sim(unittest.TestCase):
         pdpa = self.simulate("pdpa", "--policy", "pdpa", "--param", "min_ml=4")
         apsi = [j["job"] for j in read_jobs(pdpa) if j["app"] == "apsi"]
         self.assertTrue(apsi)
-        last = final_cpus(pdpa)
-        self.assertTrue(all(last[j] == 1 for j in apsi if j in last), {j: last.get(j) for j in apsi})
+        # Each apsi goes down to one CPU; only CPUs no other job can take are lent back to it (work
+        # conservation), so it may end with 2.
+        segs = cpu_segments(pdpa)
+        least = {j: min(c for _, _, c in segs[j]) for j in apsi if j in segs}
+        self.assertTrue(least and all(c == 1 for c in least.values()), least)
         e, p = read_summary(equip), read_summary(pdpa)
         self.assertLess(p["overall"]["mean_response"], 0.5 * e["overall"]["mean_response"])
         self.assertGreater(p["overall"]["max_ml"], 4)
@@ -135,8 +136,10 @@ class Sim(unittest.TestCase):
 class Burst(unittest.TestCase):
     """The burst of issue #10 (docs/reproductions.md, "A burst on 16 CPUs"): four jobs asking for all 16 CPUs
     at once, ep.B one long region. PDPA as it was starves ep.B on the one CPU it was admitted with; today's
-    PDPA does not, and its mean response is no worse than Equipartition's. Deterministic (no noise seeds
-    differ between variants), so the figures are compared exactly as the simulator computes them."""
+    PDPA does not, and its mean response is within 1 % of Equipartition's: jobs started together get equal
+    shares, and each then moves by PDPA's steps. (The real 16-CPU runs in docs/performance.md gave 0.97x
+    and 1.01x.) Deterministic (no noise seeds differ between variants), so the figures are compared exactly
+    as the simulator computes them."""
 
     def mean_response(self, *extra):
         with tempfile.TemporaryDirectory(prefix="cosched-sim-burst-") as out:
@@ -147,13 +150,15 @@ class Burst(unittest.TestCase):
         return sum(jobs.values()) / len(jobs), jobs
 
     def test_old_pdpa_starves_the_non_iterative_job_and_today_s_does_not(self):
-        equip, _ = self.mean_response("--policy", "equip")
+        equip, equip_jobs = self.mean_response("--policy", "equip")
         today, today_jobs = self.mean_response("--policy", "pdpa")
         old, old_jobs = self.mean_response("--policy", "pdpa", "--param", "strict=1", "--param",
                                            "unmeasured_after_s=1000000", "--sa-baseline-cpus", "1")
         self.assertGreater(old_jobs["4"], 3 * today_jobs["4"], "ep.B should starve only under the old rules")
         self.assertGreater(old, 1.5 * equip)
-        self.assertLessEqual(today, equip, f"PDPA {today:.1f} s vs Equipartition {equip:.1f} s")
+        self.assertLessEqual(today, 1.01 * equip, f"PDPA {today:.1f} s vs Equipartition {equip:.1f} s")
+        for job, response in today_jobs.items():  # no job pays for its place in the arrival order
+            self.assertLess(response, 1.1 * equip_jobs[job], f"job {job}: PDPA {today_jobs}, Equipartition {equip_jobs}")
 
 if __name__ == "__main__":
     unittest.main()

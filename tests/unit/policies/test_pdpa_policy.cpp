@@ -232,7 +232,8 @@ TEST(PdpaPolicy, PersistentNoiseDoesNotBlockJudgementForever) {
 TEST(PdpaWorkConservation, IdleCpusAreLentAndTakenBackWhenAJobArrives) {
   PdpaDriver m(4, /*strict=*/false);
   m.arrive(1, 4);
-  m.arrive(2, 4);  // 1 CPU, job 1 keeps 3
+  m.report(1, 3.2);  // E = 0.8 at 4: STABLE, measured, so it keeps its CPUs when job 2 arrives
+  m.arrive(2, 4);    // 1 CPU, job 1 keeps 3
   m.report(1, 2.4);  // E = 0.8 at 3: STABLE
   m.report(2, 1.0);  // E = 1.0 at 1, at its first report: INC, but no CPU is free
   m.leave(2);
@@ -257,14 +258,109 @@ TEST(PdpaWorkConservation, StrictKeepsIdleCpusIdle) {
   EXPECT_EQ(m.cpus(1), 3);
 }
 
-TEST(PdpaWorkConservation, NothingIsLentToAJobThatWastesCpus) {
+TEST(PdpaWorkConservation, AJobThatWastesCpusGetsOnlyWhatNobodyElseCanTake) {
   PdpaDriver m(4, /*strict=*/false);
   m.arrive(1, 4);
-  m.arrive(2, 4);
-  m.report(1, 1.5);  // E = 0.5 at 3 < target_eff: DEC → 2
-  m.leave(2);
+  m.arrive(2, 2);    // an equal share, 2 CPUs, from job 1 (not measured yet): job 1 keeps 2
+  m.report(2, 2.0);  // E = 1.0 at its request: STABLE
+  m.report(1, 1.0);  // E = 0.5 at 2 < target_eff: DEC → 1, judged at 1 CPU by its next report
+  EXPECT_EQ(m.state(1), "DEC");
+  EXPECT_EQ(m.cpus(1), 1);
+  m.report(1, 0.9);  // E = 0.9 at 1: STABLE; its history (0.5 at 2) holds it back, but nobody else can take
+                     // the idle CPU: lent
+  EXPECT_EQ(m.state(1), "STABLE");
+  EXPECT_EQ(m.cpus(1), 2);
+  EXPECT_EQ(m.policy.memory_of(1)->lent, 1);
+  EXPECT_NE(m.last.find(1)->reason.find("1 CPU idle, lent"), std::string::npos) << m.last.find(1)->reason;
+  m.leave(2);  // the two freed CPUs too: no CPU idle while a job at rest is below its request
+  EXPECT_EQ(m.cpus(1), 4);
+  EXPECT_EQ(m.policy.memory_of(1)->lent, 3);
+  EXPECT_TRUE(m.last.may_start) << m.last.may_start_reason;  // lent CPUs count as free for admission
+  m.arrive(3, 4);  // takes every lent CPU back: job 1 is down to the 1 CPU its DEC left it
+  EXPECT_EQ(m.cpus(1), 1);
+  EXPECT_EQ(m.cpus(3), 3);
+}
+
+TEST(PdpaWorkConservation, AnIncJobsClaimTakesLentCpusBack) {
+  PdpaDriver m(8, /*strict=*/false);  // step max(1, round(8 / 15)) = 1
+  m.arrive(1, 8);
+  m.arrive(2, 8);
+  m.arrive(3, 8);    // equal shares: 3, 3, 2
+  ASSERT_EQ(m.cpus(1), 3);
+  ASSERT_EQ(m.cpus(2), 3);
+  m.report(1, 2.4);  // E = 0.8 at 3: STABLE
+  m.report(2, 3.0);  // E = 1.0 at 3: INC, no CPU free, waits
+  m.leave(3);        // 2 free: 1 to the waiting INC job (its step), 1 lent to job 1
+  EXPECT_EQ(m.cpus(2), 4);
+  EXPECT_EQ(m.cpus(1), 4);
+  EXPECT_EQ(m.policy.memory_of(1)->lent, 1);
+  m.report(2, 4.0);  // E = 1.0 at 4, relative speedup 4/3 > 4/3 × 0.9: INC again; the lent CPU is its
+  EXPECT_EQ(m.cpus(2), 5);
+  EXPECT_EQ(m.cpus(1), 3);
+  EXPECT_EQ(m.policy.memory_of(1)->lent, 0);
+  EXPECT_EQ(m.last.find(1)->reason, "STABLE: gives back 1 CPU lent while nobody claimed them (an INC job does) → 3 CPUs");
+}
+
+TEST(PdpaWorkConservation, AnEfficientJobIsLentCpusBeforeOneThatWastesThem) {
+  PdpaDriver m(6, /*strict=*/false);
+  m.arrive(1, 6);
+  m.arrive(2, 6);    // 3 + 3
+  m.report(2, 2.4);  // E = 0.8 at 3: STABLE
+  m.report(1, 1.5);  // E = 0.5 at 3: DEC → 2, and the freed CPU goes to job 2 (measured efficient) first
+  EXPECT_EQ(m.cpus(2), 4);
   EXPECT_EQ(m.cpus(1), 2);
   EXPECT_EQ(m.policy.memory_of(1)->lent, 0);
+}
+
+// Jobs started together against the multiprogramming level (a QS with its own, or by hand): each newcomer
+// gets an equal share, min(request, CPUs / jobs), taken one CPU at a time from the largest NO_REF holders.
+// Seen on 16 CPUs (docs/performance.md, "A burst on 16 CPUs"): the first job kept 13 CPUs and the others
+// measured their baselines on 1 CPU each for 8-9 s.
+TEST(PdpaArrivalShare, JobsStartedTogetherGetEqualSharesFromJobsNotMeasuredYet) {
+  PdpaDriver m(16, /*strict=*/false);
+  m.arrive(1, 16);
+  EXPECT_EQ(m.cpus(1), 16);
+  m.arrive(2, 16);  // share 8: all 8 from job 1
+  EXPECT_EQ(m.cpus(1), 8);
+  EXPECT_EQ(m.cpus(2), 8);
+  EXPECT_EQ(m.last.find(2)->reason,
+            "NO_REF: first allocation 8 CPUs (an equal share, min(request 16, 16 / 2 jobs), 8 of them from jobs not "
+            "measured yet)");
+  EXPECT_NE(m.last.find(1)->reason.find("NO_REF: gives CPUs to arriving job 2 (equal share 8) → 8 CPUs"),
+            std::string::npos)
+      << m.last.find(1)->reason;
+  m.arrive(3, 16);  // share 5, one at a time from the largest (the older on ties): 8,8 → 5,6
+  EXPECT_EQ(m.cpus(1), 5);
+  EXPECT_EQ(m.cpus(2), 6);
+  EXPECT_EQ(m.cpus(3), 5);
+  m.arrive(4, 3);  // share 4, capped at its request 3: from job 2 (6 → 5), then job 1 and job 2 (5 → 4 each)
+  EXPECT_EQ(m.cpus(1), 4);
+  EXPECT_EQ(m.cpus(2), 4);
+  EXPECT_EQ(m.cpus(3), 5);
+  EXPECT_EQ(m.cpus(4), 3);
+  for (JobId id : {1, 2, 3, 4}) EXPECT_EQ(m.state(id), "NO_REF");
+}
+
+TEST(PdpaArrivalShare, MeasuredJobsKeepTheirCpus) {
+  PdpaDriver m(16, /*strict=*/false);
+  m.arrive(1, 16);
+  m.report(1, 12.8);  // E = 0.8 at 16: STABLE, its allocation judged
+  m.arrive(2, 16);    // no NO_REF donor: min(request, free 0), at least 1, taken from the largest to fit
+  EXPECT_EQ(m.cpus(2), 1);
+  EXPECT_EQ(m.cpus(1), 15);
+  EXPECT_EQ(m.last.find(2)->reason, "NO_REF: first allocation min(request 16, free 0) → 1 CPU");
+  m.arrive(3, 16);  // job 2 (NO_REF, 1 CPU) is below the share 5: nothing to take but the fit's 1 CPU
+  EXPECT_EQ(m.cpus(3), 1);
+  EXPECT_EQ(m.cpus(2), 1);
+  EXPECT_EQ(m.cpus(1), 14);
+}
+
+TEST(PdpaArrivalShare, StrictIsThePapersMinOfRequestAndFree) {
+  PdpaDriver m(16, /*strict=*/true);
+  m.arrive(1, 16);
+  m.arrive(2, 16);  // §4.2.1: min(request 16, free 0), at least one
+  EXPECT_EQ(m.cpus(2), 1);
+  EXPECT_EQ(m.cpus(1), 15);
 }
 
 TEST(PdpaUnmeasured, AJobThatNeverReportsGetsAnEqualShareAndNeverBlocksAdmission) {
