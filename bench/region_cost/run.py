@@ -6,7 +6,7 @@ runs, the floor any tool with libcosched's callbacks pays), whose median is the 
 touched by this kind of host's slow and fast periods (a pair shares one), both for the runs' medians and for
 their fastest repetitions.
 
-  bench/region_cost/run.py [--build DIR] [--runs N] [--regions N] [--threads T]
+  bench/region_cost/run.py [--build DIR] [--runs N] [--regions N] [--threads T] [--other-build DIR]
 """
 import argparse
 import os
@@ -35,6 +35,8 @@ def main():
     ap.add_argument("--runs", type=int, default=7, help="alternating runs per variant (default 7)")
     ap.add_argument("--regions", type=int, default=200000, help="regions per repetition (default 200000)")
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--other-build", help="also run the clang binary under the cosched-run (and so the libcosched) "
+                    "of this other build tree, against the same RM: two versions side by side")
     a = ap.parse_args()
     b = os.path.abspath(a.build)
     # bin/ holds every program in the build tree (links) and in an install prefix with the bench's own
@@ -58,7 +60,15 @@ def main():
                                       dict(base, OMP_TOOL_LIBRARIES=f"{b}/lib/libregion_cost_empty_tool.so")),
             "gcc-on-libomp native": ([f"{b}/bin/region_cost-gcc"], dict(base, LD_PRELOAD=libomp)),
             "gcc cosched": ([run_bin, "--socket", sock, "--", f"{b}/bin/region_cost-gcc"], base),
+            "gcc empty OMPT tool": ([f"{b}/bin/region_cost-gcc"],
+                                    dict(base, LD_PRELOAD=libomp,
+                                         OMP_TOOL_LIBRARIES=f"{b}/lib/libregion_cost_empty_tool.so")),
         }
+        if a.other_build:
+            other_run = os.path.join(os.path.abspath(a.other_build), "libruntime/launcher/cosched-run")
+            if not os.path.exists(other_run):
+                other_run = os.path.join(os.path.abspath(a.other_build), "bin/cosched-run")
+            variants["clang cosched, other build"] = ([other_run, "--socket", sock, "--", f"{b}/bin/region_cost-clang"], base)
         results = {k: [] for k in variants}
         fastest = {k: [] for k in variants}  # each run's fastest repetition
         for i in range(a.runs):
@@ -89,11 +99,19 @@ def main():
         print(f"{compiler}: paired differences, median {statistics.median(paired):+.4f} us/region "
               f"(runs' medians), {statistics.median(paired_fast):+.4f} (runs' fastest repetitions) over {len(paired)} pairs")
     # What any OMPT tool with libcosched's callbacks costs libomp, and what libcosched adds to that.
+    for compiler, native in (("clang", "clang native"), ("gcc", "gcc-on-libomp native")):
+        empty, ours = f"{compiler} empty OMPT tool", f"{compiler} cosched"
+        floor = [e - n for e, n in zip(results[empty], results[native])]
+        above = [o - e for o, e in zip(results[ours], results[empty])]
+        print(f"{compiler}: empty OMPT tool over native, paired median {statistics.median(floor):+.4f} us/region; "
+              f"cosched over the empty tool {statistics.median(above):+.4f}")
     empty, native, ours = "clang empty OMPT tool", "clang native", "clang cosched"
-    floor = [e - n for e, n in zip(results[empty], results[native])]
-    above = [o - e for o, e in zip(results[ours], results[empty])]
-    print(f"clang: empty OMPT tool over native, paired median {statistics.median(floor):+.4f} us/region; "
-          f"cosched over the empty tool {statistics.median(above):+.4f}")
+    if a.other_build:
+        other = "clang cosched, other build"
+        vs_native = [o - n for o, n in zip(results[other], results[native])]
+        vs_ours = [c - o for c, o in zip(results[ours], results[other])]
+        print(f"clang: other build over native, paired median {statistics.median(vs_native):+.4f} us/region; "
+              f"this build minus the other {statistics.median(vs_ours):+.4f}")
 
 
 if __name__ == "__main__":
