@@ -1,6 +1,7 @@
 // The parts of PDPA's decision that the paper leaves to "the system" (docs/policies.md, "PDPA: departures
-// from the paper"): jobs that never report, and CPUs that nobody holds. Pure functions over the working
-// copy pdpa.cpp builds; no clock (the snapshot's `now` is an argument), no I/O.
+// from the paper"): jobs started together against the multiprogramming level, jobs that never report, and
+// CPUs that nobody holds. Pure functions over the working copy pdpa.cpp builds; no clock (the snapshot's
+// `now` is an argument), no I/O.
 #pragma once
 
 #include <string>
