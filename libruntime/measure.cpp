@@ -42,6 +42,7 @@ constexpr std::uint64_t kNever = ~std::uint64_t{0};
 std::uint64_t g_discard_at_iterations = kNever;
 int g_granted_before = 0;  // the grant of the previous region: the CPU set a change moved the team from
 int g_default_baseline = 1;  // COSCHED_BASELINE
+std::uint64_t g_released_spin_ns = 0;  // how long workers a team released keep spinning (Options)
 bool g_seen_no_baseline = false;
 
 inline std::uint64_t now_ns() noexcept {
@@ -168,6 +169,7 @@ void measure_init(const Options& opt, proto::Arena* arena) {
   alignas(sa::Analyzer) static unsigned char storage[sizeof(sa::Analyzer)];
   g_analyzer = new (storage) sa::Analyzer(c);  // sizes its arrays now; nothing allocates later
   g_default_baseline = c.baseline_cpus;
+  g_released_spin_ns = static_cast<std::uint64_t>(opt.released_spin_s * 1e9);
   cpu_wait_add_self();
   g_analyzer->set_wait_source(&cpu_wait_ns);
   g_arena = arena;
@@ -193,7 +195,14 @@ void measure_region(std::uintptr_t region_id, int team, int granted) noexcept {
   tl_thread.expected_team = team;
   g_granted_before = granted;
   cpu_wait_set_oversubscribed(team > granted);
-  g_analyzer->on_region(static_cast<std::uint64_t>(region_id), std::min(team, std::max(granted, 1)), &now_ns);
+  const int used = std::min(team, std::max(granted, 1));
+  // The team shrank with its CPUs: the threads it released outnumber the CPUs left and spin on them until
+  // libomp's blocktime ends (a 16-CPU job stepped down by PDPA measured 0.27 efficiency at 15 CPUs, then
+  // lost a CPU per report: docs/selfanalyzer.md, "Outside load"). A team that shrinks within its CPUs (a
+  // baseline) leaves its spinners idle CPUs. One clock read, on team changes only.
+  const int before = g_analyzer->last_team();
+  if (used < before && before > granted && g_released_spin_ns > 0) g_analyzer->quiet_after(now_ns() + g_released_spin_ns);
+  g_analyzer->on_region(static_cast<std::uint64_t>(region_id), used, &now_ns);
   g_arena->job.regions.store(g_analyzer->regions(), std::memory_order_relaxed);
   publish();
 }

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "cosched/wire.hpp"
+#include "selfanalyzer/config.hpp"
 
 namespace cosched::rt {
 
@@ -95,6 +96,7 @@ Options read_options() {
     }
   }
   if (const char* m = std::getenv("COSCHED_MEASURE"); m != nullptr && std::strcmp(m, "0") == 0) o.measure = false;
+  o.released_spin_s = sa::released_spin_s(std::getenv("KMP_BLOCKTIME"), std::getenv("OMP_WAIT_POLICY"));
   read_job_identity(o);
   return o;
 }

@@ -200,7 +200,7 @@ void Analyzer::close_iteration(std::uint64_t t_ns, std::uint64_t wait_ns) noexce
       batch_ /= 2;
     }
   }
-  if (iter_dirty_ || iter_team_ < 1) return;
+  if (iter_dirty_ || iter_team_ < 1 || iter_start_ns_ < quiet_until_ns_) return;
   if (contaminated_by_load(elapsed, wait_ns, t_ns)) return;
   clean_iterations_ += static_cast<std::uint64_t>(iter_span_);
   clean_ns_ += t_ns - iter_start_ns_;

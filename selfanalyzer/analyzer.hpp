@@ -8,6 +8,7 @@
 // methods are O(1) except at iteration ends (O(window)) and locks (O(period)).
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
@@ -110,6 +111,13 @@ class Analyzer {
   // not change: the RM stopped the job for a while (time sharing; RmBlock::stops moved). The next
   // iteration is measured normally. O(1).
   void discard_iteration() noexcept { iter_dirty_ = true; }
+  // Caller: the runtime when threads its team just released may keep spinning on the job's CPUs until t_ns
+  // (libomp's KMP_BLOCKTIME, after the team and its CPUs shrank together): no sample that begins before t_ns
+  // is used. A barrier waits for the thread that shares its CPU with a spinner, so such samples are far
+  // slower than the CPUs explain, while the threads' wait share stays under max_wait_fraction on a large
+  // allocation (one spinner among 16 threads: about 6 %). Seen on 16 CPUs (docs/selfanalyzer.md, "Outside
+  // load"). O(1).
+  void quiet_after(std::uint64_t t_ns) noexcept { quiet_until_ns_ = std::max(quiet_until_ns_, t_ns); }
 
   // Caller: parallel_begin, before on_region. The team size to use given the RM's allocation `granted`:
   // min(baseline_cpus, granted) during the baseline phase, `granted` otherwise. O(1).
@@ -202,6 +210,7 @@ class Analyzer {
   int iter_team_ = 0;        // 0 until its first region
   int iter_regions_ = 0;
   std::uint64_t iter_start_ns_ = 0;
+  std::uint64_t quiet_until_ns_ = 0;  // samples beginning before this are not clean (quiet_after)
   std::uint64_t last_publish_ns_ = 0;  // t_ns of the last report (throttling)
   int batch_ = 1;       // detected iterations per timed sample (Config::min_sample_s)
   int iter_span_ = 0;   // iterations the open sample spans so far

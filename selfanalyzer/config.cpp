@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <strings.h>
 
 namespace cosched::sa {
 
@@ -28,6 +31,34 @@ Config sanitize(Config c) noexcept {
   if (!std::isfinite(c.min_sample_s) || c.min_sample_s < 0) c.min_sample_s = 0;
   c.min_sample_s = std::min(c.min_sample_s, 1.0);
   return c;
+}
+
+double released_spin_s(const char* kmp_blocktime, const char* omp_wait_policy) noexcept {
+  constexpr double kDefault = 0.2;  // libomp's KMP_DEFAULT_BLOCKTIME
+  constexpr double kCap = 1.0;
+  if (kmp_blocktime != nullptr && *kmp_blocktime != '\0') {
+    if (strncasecmp(kmp_blocktime, "infinit", 7) == 0) return kCap;
+    double value = 0;
+    char unit = '\0';
+    char extra = '\0';
+    const int n = std::sscanf(kmp_blocktime, "%lf%c%c", &value, &unit, &extra);
+    if (n < 1 || n == 3 || !std::isfinite(value) || value < 0) return kDefault;
+    double seconds_per_unit = 0.001;
+    switch (n == 1 ? '\0' : unit) {
+      case '\0': break;
+      case 's': case 'S': seconds_per_unit = 1; break;
+      case 'm': case 'M': seconds_per_unit = 60; break;
+      case 'h': case 'H': seconds_per_unit = 3600; break;
+      case 'd': case 'D': seconds_per_unit = 86400; break;
+      default: return kDefault;
+    }
+    return std::min(value * seconds_per_unit, kCap);
+  }
+  if (omp_wait_policy != nullptr) {
+    if (strcasecmp(omp_wait_policy, "active") == 0) return kCap;
+    if (strcasecmp(omp_wait_policy, "passive") == 0) return 0;
+  }
+  return kDefault;
 }
 
 }  // namespace cosched::sa

@@ -69,6 +69,15 @@ struct Config {
   double min_sample_s = 0;
 };
 
+// How long threads a libomp team released keep spinning on their CPUs before they sleep, in seconds, from
+// KMP_BLOCKTIME and OMP_WAIT_POLICY as libomp reads them (either may be null): KMP_BLOCKTIME is a number of
+// milliseconds, or of seconds, minutes, hours or days with the suffix s, m, h or d, or "infinite";
+// without it OMP_WAIT_POLICY=active spins for ever and passive not at all; otherwise libomp's default,
+// 200 ms. Capped at 1 s (our choice: a longer wait would hold up every measurement after a shrink, and a
+// spinner that never sleeps is a lasting load that the outside-load check sees). A malformed value: 200 ms,
+// as libomp falls back to its default.
+[[nodiscard]] double released_spin_s(const char* kmp_blocktime, const char* omp_wait_policy) noexcept;
+
 // Returns `c` with every field forced into its documented range (never fails, never throws): the
 // Analyzer runs inside arbitrary programs and must not abort on a bad environment variable.
 [[nodiscard]] Config sanitize(Config c) noexcept;

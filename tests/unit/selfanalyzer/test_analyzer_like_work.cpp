@@ -193,5 +193,54 @@ TEST_F(AnalyzerOutsideLoad, UnknownWaitsFilterNothing) {
   EXPECT_EQ(latest(a).cpu_wait, -1);
 }
 
+// Threads a shrinking team released spin on the CPUs left (libomp's blocktime): the runtime calls
+// quiet_after, and samples that begin before its deadline are not used. Here the spin lasts 0.5 s and
+// doubles the iteration time meanwhile (T(2) = 0.2 × (0.1 + 0.9 / 2) = 0.11 s instead of 0.055 s).
+// Iterations at 2 CPUs begin at 0 (the warm-up after the team change), 0.11, 0.22, 0.33 and 0.44 s, all
+// before 0.5 s and all slowed; the first that begins after it, at 0.55 s, runs at 0.055 s. With
+// quiet_after the first report at 2 CPUs is the clean 0.055 s (speedup 1 / 0.55 = 1.818 against the
+// 1-CPU baseline of 0.1 s); without it, three slowed samples make it 0.11 s (0.909), as on 16 CPUs where
+// PDPA read 0.27 efficiency right after each step down.
+double first_time_at_2_after_a_spin(bool quiet) {
+  Analyzer a{Config{}};
+  Driver d(a);
+  d.granted = 4;
+  AmdahlLoop loop{region_ids(3), 0.1, 0.9};
+  EXPECT_GT(d.until_report_at(loop, 4), 0);
+  d.granted = 2;
+  const std::uint64_t spin_end = d.now_ns + 500'000'000;
+  if (quiet) a.quiet_after(spin_end);
+  for (int k = 0; k < 100; ++k) {
+    loop.t1_s = d.now_ns < spin_end ? 0.2 : 0.1;
+    d.iterations(loop, 1);
+    Report r;
+    if (a.report(r) && r.cpus == 2) return r.iteration_s;
+  }
+  ADD_FAILURE() << "no report at 2 CPUs";
+  return 0;
+}
+
+TEST(AnalyzerReleasedThreads, SamplesWhileReleasedThreadsSpinAreNotUsed) {
+  EXPECT_NEAR(first_time_at_2_after_a_spin(true), 0.055, 1e-9);
+  EXPECT_NEAR(first_time_at_2_after_a_spin(false), 0.11, 1e-9);  // what the check is for
+}
+
+TEST(AnalyzerReleasedThreads, SpinTimeIsLibompsBlocktime) {
+  EXPECT_DOUBLE_EQ(released_spin_s(nullptr, nullptr), 0.2);     // libomp's default
+  EXPECT_DOUBLE_EQ(released_spin_s("50", nullptr), 0.05);        // milliseconds by default
+  EXPECT_DOUBLE_EQ(released_spin_s("0", "active"), 0.0);         // KMP_BLOCKTIME wins
+  EXPECT_DOUBLE_EQ(released_spin_s("0.5s", nullptr), 0.5);
+  EXPECT_DOUBLE_EQ(released_spin_s("2m", nullptr), 1.0);         // capped
+  EXPECT_DOUBLE_EQ(released_spin_s("infinite", nullptr), 1.0);
+  EXPECT_DOUBLE_EQ(released_spin_s("Infinity", nullptr), 1.0);
+  EXPECT_DOUBLE_EQ(released_spin_s(nullptr, "passive"), 0.0);
+  EXPECT_DOUBLE_EQ(released_spin_s(nullptr, "ACTIVE"), 1.0);
+  EXPECT_DOUBLE_EQ(released_spin_s("", nullptr), 0.2);
+  EXPECT_DOUBLE_EQ(released_spin_s("fast", nullptr), 0.2);       // malformed: libomp's default
+  EXPECT_DOUBLE_EQ(released_spin_s("-5", nullptr), 0.2);
+  EXPECT_DOUBLE_EQ(released_spin_s("10ms", nullptr), 0.2);       // libomp takes one unit letter only
+  EXPECT_DOUBLE_EQ(released_spin_s("3x", nullptr), 0.2);
+}
+
 }  // namespace
 }  // namespace cosched::sa
