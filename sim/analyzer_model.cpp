@@ -8,7 +8,10 @@
 namespace cosched::sim {
 
 AnalyzerModel::AnalyzerModel(const AnalyzerSettings& settings, std::uint64_t seed)
-    : analyzer_(std::make_unique<sa::Analyzer>(settings.config)), noise_(settings.noise), rng_(seed) {
+    : analyzer_(std::make_unique<sa::Analyzer>(settings.config)),
+      noise_(settings.noise),
+      rng_(seed),
+      released_spin_ns_(static_cast<std::uint64_t>(std::max(settings.released_spin_s, 0.0) * 1e9)) {
   // By the time the simulator builds a job, "auto" was resolved against the policy (Simulator's constructor).
   analyzer_->set_baseline_enabled(settings.baseline != "never");
 }
@@ -25,6 +28,9 @@ int AnalyzerModel::begin_iteration(int allocation, bool dirty) {
 
 void AnalyzerModel::region(int team) {
   // A region at a team different from the last one spoils the iteration in the Analyzer (its warm-up rule).
+  // A simulated job's team is its allocation, so a smaller one leaves the released threads spinning on the
+  // CPUs left, as libruntime's measure_region sees it.
+  if (last_team_ > 0 && team < last_team_ && released_spin_ns_ > 0) analyzer_->quiet_after(clock_ns_ + released_spin_ns_);
   analyzer_->on_region(kRegionId, clock_ns_, team);
   last_team_ = team;
 }

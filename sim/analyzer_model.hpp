@@ -31,6 +31,10 @@ struct AnalyzerSettings {
   // faults. Seen on a 16-CPU machine: a job's first efficiencies 0.48, 0.36, 0.59 against 0.84 alone.
   double startup_noise = 0;
   double startup_s = 5;
+  // How long threads a shrinking team released spin on the CPUs left (libomp's blocktime): libruntime uses
+  // no sample that begins within it (sa::Analyzer::quiet_after), so a job reports that much later after its
+  // allocation shrinks. 0.2 s: libomp's default KMP_BLOCKTIME.
+  double released_spin_s = 0.2;
   int detect_iterations = 0;  // iterations run natively before measurement starts (a DPD's detection delay;
                               // 0 = explicit iteration API, measurement from the first iteration)
   // As cosched-rm's --baseline: "auto" measures a baseline only under policies that use speedups (the RM
@@ -71,6 +75,7 @@ class AnalyzerModel {
   double noise_;
   swfgen::Random rng_;
   std::uint64_t clock_ns_ = 1;  // the job's own monotonic clock, as libruntime reads it
+  std::uint64_t released_spin_ns_ = 0;
   int last_team_ = 0;
 };
 

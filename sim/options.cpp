@@ -91,6 +91,11 @@ ParsedOptions parse_options(int argc, char** argv) {
   app.add_option("--sa-max-period", sa.max_period,
                  "longest loop (outermost regions per iteration) the detector finds, as COSCHED_MAX_PERIOD")
       ->check(CLI::Range(1, 8192))->capture_default_str();
+  app.add_option("--released-spin-s", o.sim.analyzer.released_spin_s,
+                 "how long threads a shrinking team released spin (libomp's KMP_BLOCKTIME): no sample that begins "
+                 "within it after a job's allocation shrinks is used, seconds")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
   app.add_option("--sa-detect-iterations", o.sim.analyzer.detect_iterations,
                  "iterations run natively before measurement starts (periodicity detection; 0 = explicit API)")
       ->check(CLI::Range(0, 1 << 20))->capture_default_str();
@@ -177,6 +182,7 @@ nlohmann::json describe(const Options& o) {
           {"noise", s.analyzer.noise},
           {"startup_noise", s.analyzer.startup_noise},
           {"startup_s", s.analyzer.startup_s},
+          {"released_spin_s", s.analyzer.released_spin_s},
           {"report_every_s", s.timing.report_every_s},
           {"analyzer", s.analyzer.enabled},
           {"sa_baseline_cpus", sa.baseline_cpus},
