@@ -26,11 +26,14 @@ int AnalyzerModel::begin_iteration(int allocation, bool dirty) {
   return team;
 }
 
-void AnalyzerModel::region(int team) {
+void AnalyzerModel::region(int team, double since_start_s) {
   // A region at a team different from the last one spoils the iteration in the Analyzer (its warm-up rule).
   // A simulated job's team is its allocation, so a smaller one leaves the released threads spinning on the
-  // CPUs left, as libruntime's measure_region sees it.
-  if (last_team_ > 0 && team < last_team_ && released_spin_ns_ > 0) analyzer_->quiet_after(clock_ns_ + released_spin_ns_);
+  // CPUs left, as libruntime's measure_region sees it, from the moment of the change.
+  if (last_team_ > 0 && team < last_team_ && released_spin_ns_ > 0) {
+    const auto since_ns = static_cast<std::uint64_t>(std::llround(std::max(since_start_s, 0.0) * 1e9));
+    analyzer_->quiet_after(clock_ns_ + since_ns + released_spin_ns_);
+  }
   analyzer_->on_region(kRegionId, clock_ns_, team);
   last_team_ = team;
 }

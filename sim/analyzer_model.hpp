@@ -52,8 +52,9 @@ class AnalyzerModel {
   // cosched_iter_begin, then the iteration's first parallel region with team_for(allocation). Returns
   // the team. `dirty`: the iteration is known to straddle a change (libruntime's discard_iteration).
   int begin_iteration(int allocation, bool dirty);
-  // A parallel region inside the open iteration runs with a new team (the RM changed the allocation).
-  void region(int team);
+  // A parallel region inside the open iteration runs with a new team (the RM changed the allocation),
+  // `since_start_s` after the iteration began (the job's own clock only moves at iteration ends).
+  void region(int team, double since_start_s = 0);
   // The RM moved the job (new CPU set, or stopped it) at the same team size: this iteration is not clean.
   void discard() { analyzer_->discard_iteration(); }
   // cosched_iter_end after `true_seconds` of simulated time; `extra_noise` is added to the noise of this

@@ -185,7 +185,7 @@ void RunningJob::reallocate(double t, int cpus, bool runnable) {
     const int team = analyzer_.team_for(cpus);
     // libruntime: the next region runs with the new team (the Analyzer marks the iteration dirty); a change
     // of the CPU set the team filled also discards the iteration, but never two in a row.
-    if (team != progress_.team()) analyzer_.region(team);
+    if (team != progress_.team()) analyzer_.region(team, t - iteration_started_);
     if (progress_.team() >= cpus_before) cpu_set_changed();  // the team filled the CPU set that moved
     set_team(t, team);
     return;

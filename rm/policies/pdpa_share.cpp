@@ -143,6 +143,47 @@ double pdpa_serve_unmeasured(const Snapshot& s, std::vector<PdpaWork>& w, int ma
   return next_deadline;
 }
 
+namespace {
+
+// What is still idle after every loan goes to the jobs in DEC, when nothing else could use it before an
+// arrival: no job waits in the queue, and every job not in DEC holds its request. A DEC step would only idle
+// the CPUs it frees, and cost the job a team resize and a measurement at the smaller allocation. Seen on 16
+// CPUs (docs/performance.md, "A job alone under PDPA"): a lone BT.A measured at 0.66-0.69 efficiency (target
+// 0.7) stepped down from 16 CPUs to 7 in 3.4 s, one CPU per report, with the others idle. The job stays in
+// DEC and holds the CPUs as a loan, which an arrival or an INC claim takes back; from then on its reports
+// step it down again, as §4.2.3 has it, for the jobs that can use the CPUs.
+void lend_to_dec_jobs_nobody_else_needs(const Snapshot& s, std::vector<PdpaWork>& w, int machine, int& used) {
+  if (used >= machine || s.queued > 0) return;
+  std::vector<std::size_t> dec;
+  for (std::size_t i = 0; i < w.size(); ++i) {
+    const int request = std::max(s.jobs[i].request, 1);
+    if (w[i].mem->state != PdpaState::dec) {
+      if (w[i].cpus < request) return;  // a job that may still take CPUs (measuring, claiming)
+    } else if (w[i].cpus < request) {
+      dec.push_back(i);
+    }
+  }
+  std::vector<int> lent(w.size(), 0);
+  for (bool gave = true; gave && used < machine;) {
+    gave = false;
+    for (std::size_t i : dec) {
+      if (used >= machine || w[i].cpus >= std::max(s.jobs[i].request, 1)) continue;
+      ++w[i].cpus;
+      ++lent[i];
+      ++used;
+      gave = true;
+    }
+  }
+  for (std::size_t i : dec) {
+    if (lent[i] == 0) continue;
+    w[i].mem->lent += lent[i];
+    w[i].why += fmt::format("{}{} idle that nobody else can use: lent (taken back when a job arrives or claims) → {}",
+                            w[i].why.empty() ? "DEC: " : "; ", cpus_text(lent[i]), cpus_text(w[i].cpus));
+  }
+}
+
+}  // namespace
+
 void pdpa_lend_free(const Snapshot& s, std::vector<PdpaWork>& w, int machine, int& used, const PdpaParams& p) {
   if (p.strict != 0 || used >= machine) return;
   // Order: unmeasured first, then by measured efficiency, highest first.
@@ -204,6 +245,7 @@ void pdpa_lend_free(const Snapshot& s, std::vector<PdpaWork>& w, int machine, in
     w[i].why = fmt::format("{}: {} idle, lent (work conservation; taken back when a job arrives) → {}",
                            state_label(m), cpus_text(lent[i]), cpus_text(w[i].cpus));
   }
+  lend_to_dec_jobs_nobody_else_needs(s, w, machine, used);
 }
 
 }  // namespace cosched::policy

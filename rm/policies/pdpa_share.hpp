@@ -44,8 +44,9 @@ double pdpa_serve_unmeasured(const Snapshot& s, std::vector<PdpaWork>& w, int ma
 // Work conservation: lends every free CPU, one at a time, to STABLE or unmeasured jobs below their request
 // (unmeasured first, then by measured efficiency, highest first), first to the jobs not known to waste them
 // (efficiency below target_eff, or a larger allocation below it in its history), then what is left to STABLE
-// jobs whatever their efficiency: no CPU stays idle while a job at rest is below its request.
-// Nothing when p.strict.
+// jobs whatever their efficiency: no CPU stays idle while a job at rest is below its request. What is still
+// idle, when no job waits and every job not in DEC holds its request, is lent to the jobs in DEC: they do
+// not step down into CPUs nobody can take. Nothing when p.strict.
 void pdpa_lend_free(const Snapshot& s, std::vector<PdpaWork>& w, int machine, int& used, const PdpaParams& p);
 
 }  // namespace cosched::policy

@@ -98,11 +98,13 @@ class Sim(unittest.TestCase):
         pdpa = self.simulate("pdpa", "--policy", "pdpa", "--param", "min_ml=4")
         apsi = [j["job"] for j in read_jobs(pdpa) if j["app"] == "apsi"]
         self.assertTrue(apsi)
-        # Each apsi goes down to one CPU; only CPUs no other job can take are lent back to it (work
-        # conservation), so it may end with 2.
+        # Each apsi steps down towards one CPU while another job can use what it frees; CPUs nobody else can
+        # use (every other job at its request, none queued) stay with it as a loan (work conservation), so
+        # late in the trace, with fewer jobs, the walk stops at 2.
         segs = cpu_segments(pdpa)
         least = {j: min(c for _, _, c in segs[j]) for j in apsi if j in segs}
-        self.assertTrue(least and all(c == 1 for c in least.values()), least)
+        self.assertTrue(least and all(c <= 2 for c in least.values()), least)
+        self.assertIn(1, least.values(), least)
         e, p = read_summary(equip), read_summary(pdpa)
         self.assertLess(p["overall"]["mean_response"], 0.5 * e["overall"]["mean_response"])
         self.assertGreater(p["overall"]["max_ml"], 4)
