@@ -145,6 +145,23 @@ double pdpa_serve_unmeasured(const Snapshot& s, std::vector<PdpaWork>& w, int ma
 
 namespace {
 
+// Hands out idle CPUs one at a time, in turn, to the jobs `to` still below their request; counts them in
+// `lent`.
+void lend_round_robin(const Snapshot& s, std::vector<PdpaWork>& w, const std::vector<std::size_t>& to,
+                      std::vector<int>& lent, int machine, int& used) {
+  for (bool gave = true; gave && used < machine;) {
+    gave = false;
+    for (std::size_t i : to) {
+      if (used >= machine) break;
+      if (w[i].cpus >= std::max(s.jobs[i].request, 1)) continue;
+      ++w[i].cpus;
+      ++lent[i];
+      ++used;
+      gave = true;
+    }
+  }
+}
+
 // What is still idle after every loan goes to the jobs in DEC, when nothing else could use it before an
 // arrival: no job waits in the queue, and every job not in DEC holds its request. A DEC step would only idle
 // the CPUs it frees, and cost the job a team resize and a measurement at the smaller allocation. Seen on 16
@@ -164,16 +181,7 @@ void lend_to_dec_jobs_nobody_else_needs(const Snapshot& s, std::vector<PdpaWork>
     }
   }
   std::vector<int> lent(w.size(), 0);
-  for (bool gave = true; gave && used < machine;) {
-    gave = false;
-    for (std::size_t i : dec) {
-      if (used >= machine || w[i].cpus >= std::max(s.jobs[i].request, 1)) continue;
-      ++w[i].cpus;
-      ++lent[i];
-      ++used;
-      gave = true;
-    }
-  }
+  lend_round_robin(s, w, dec, lent, machine, used);
   for (std::size_t i : dec) {
     if (lent[i] == 0) continue;
     w[i].mem->lent += lent[i];
@@ -208,21 +216,7 @@ void pdpa_lend_free(const Snapshot& s, std::vector<PdpaWork>& w, int machine, in
   };
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return rank(a) > rank(b); });
   std::vector<int> lent(w.size(), 0);
-  auto lend_round_robin = [&](const std::vector<std::size_t>& to) {
-    bool gave = true;
-    while (used < machine && gave) {
-      gave = false;
-      for (std::size_t i : to) {
-        if (used >= machine) break;
-        if (w[i].cpus >= std::max(s.jobs[i].request, 1)) continue;
-        ++w[i].cpus;
-        ++lent[i];
-        ++used;
-        gave = true;
-      }
-    }
-  };
-  lend_round_robin(order);
+  lend_round_robin(s, w, order, lent, machine, used);
   // What nobody above can take goes to the jobs at rest (STABLE) that were measured to waste CPUs: a CPU
   // used at a poor efficiency still does more than an idle one, and an arrival takes it back. Seen on 16
   // CPUs (docs/performance.md, "A burst on 16 CPUs"): an MG job measured at 0.46 efficiency on 3 CPUs while
@@ -233,7 +227,7 @@ void pdpa_lend_free(const Snapshot& s, std::vector<PdpaWork>& w, int machine, in
     for (std::size_t i = 0; i < w.size(); ++i) {
       if (w[i].mem->state == PdpaState::stable || w[i].mem->unmeasured) rest.push_back(i);
     }
-    lend_round_robin(rest);
+    lend_round_robin(s, w, rest, lent, machine, used);
   }
   for (std::size_t i = 0; i < w.size(); ++i) {
     if (lent[i] == 0) continue;
