@@ -115,6 +115,9 @@ void Daemon::admit(Conn& c, RegisterRequest body, const std::string& key, int ra
   }
   sensors_.attach(id, j.pid);
   jobs_.emplace(id, std::move(j));
+  // The queuing system counted this job among the waiting ones when it last asked may_start (it starts a job
+  // on a yes): until it asks again, one fewer waits. Only a new job, not a rank joining its job.
+  if (view == id && queued_ > 0) --queued_;
   // A rank joining its job makes the job bigger: an arrival of the job again, for the policy.
   decide(policy::Event::arrival, view);
 
@@ -228,6 +231,12 @@ policy::Snapshot Daemon::snapshot(policy::Event event, policy::JobId subject) {
     v.runnable = j.runnable;
     v.arrival = j.arrival;
     v.analyzing = j.progress.phase == proto::Phase::baseline || j.progress.phase == proto::Phase::measuring;
+    if (v.analyzing && j.analyzing_since >= 0) {
+      v.analyzing_since = j.analyzing_since;
+      v.analyzed_iterations = j.progress.iterations >= j.iterations_at_analyzing
+                                  ? j.progress.iterations - j.iterations_at_analyzing
+                                  : 0;
+    }
     v.perf = j.perf;
     if (!j.perf.valid) v.perf = policy::Perf{};  // a rejected first report is no report
     v.history = j.history;
@@ -247,6 +256,7 @@ policy::Snapshot Daemon::snapshot(policy::Event event, policy::JobId subject) {
       v.request = std::min(v.request, proto::kMaxCpus);
       v.allocation = g.allocation;
       v.analyzing = false;
+      v.analyzing_since = -1;
       v.perf = policy::Perf{};
       v.history.clear();
     }
@@ -474,6 +484,15 @@ bool Daemon::baseline_wanted() const {
 void Daemon::note_team(Job& j, const ArenaProgress& p) {
   const ArenaProgress before = j.progress;
   j.progress = p;
+  // When the SelfAnalyzer found its period: a policy bounds the wait for the first report from then on, in
+  // the job's own iterations (JobView::analyzing_since).
+  const bool analyzing = p.phase == proto::Phase::baseline || p.phase == proto::Phase::measuring;
+  if (!analyzing) {
+    j.analyzing_since = -1;
+  } else if (j.analyzing_since < 0) {
+    j.analyzing_since = now();
+    j.iterations_at_analyzing = p.iterations;
+  }
   if (p.team_mode != before.team_mode && p.team_mode != proto::TeamMode::unknown) {
     const std::string mode = proto::team_mode_name(p.team_mode);
     COSCHED_INFO(rm, "job {}: team {}", j.id, mode);

@@ -88,6 +88,8 @@ struct Job {
   policy::Perf perf;
   std::vector<policy::HistoryEntry> history;
   ArenaProgress progress;
+  double analyzing_since = -1;            // when progress.phase last became baseline or measuring (-1: it is not)
+  std::uint64_t iterations_at_analyzing = 0;  // progress.iterations then
   std::uint64_t regions_seen = 0;  // progress.regions at the previous quantum (suspension check)
   bool team_differs = false;  // the formed team differs from the allocation (noted once in `why` per change)
 

@@ -46,17 +46,38 @@ void Simulator::flush_job_updates() {
   pending_updates_.clear();
 }
 
+bool Simulator::note_analyzing(Slot& slot) {
+  // As the daemon notes it from the arena each quantum (Daemon::note_team); here at the iteration boundary
+  // where the phase moves, so that skipping idle ticks changes nothing.
+  const auto& analyzer = slot.job->analyzer();
+  const auto phase = analyzer.phase();
+  if (phase != sa::Phase::baseline && phase != sa::Phase::measuring) {
+    slot.analyzing_since = -1;
+    return false;
+  }
+  if (slot.analyzing_since < 0) {
+    slot.analyzing_since = now_;
+    slot.iterations_at_analyzing = analyzer.iterations();
+  }
+  return true;
+}
+
 bool Simulator::decide(policy::Event event, policy::JobId subject) {
   snapshot_.now = now_;
   snapshot_.event = event;
   snapshot_.subject = subject;
   ++stats_.decisions;
-  // As the daemon reads each job's phase from its arena: whether a report is on its way.
+  // The queuing system's count of waiting jobs, as qsubmit tells the daemon with each may_start question.
+  snapshot_.queued = static_cast<int>(queue_.size());
+  // As the daemon reads each job's phase from its arena: whether a report is on its way, and since when.
   for (auto& v : snapshot_.jobs) {
     auto it = running_.find(v.id);
     if (it == running_.end()) continue;
-    const auto phase = it->second.job->analyzer().phase();
-    v.analyzing = phase == sa::Phase::baseline || phase == sa::Phase::measuring;
+    Slot& slot = it->second;
+    note_analyzing(slot);
+    v.analyzing = slot.analyzing_since >= 0;
+    v.analyzing_since = slot.analyzing_since;
+    v.analyzed_iterations = v.analyzing ? slot.job->analyzer().iterations() - slot.iterations_at_analyzing : 0;
   }
   const policy::Decision d = policy_.decide(snapshot_);
   return apply(d, event, subject);

@@ -125,6 +125,10 @@ void Simulator::handle(const SimEvent& e) {
     case EventKind::iteration_end: {
       Slot& s = running_.at(e.subject);
       s.job->on_boundary(now_);
+      // A job still waiting for its first report counts its iterations towards a bound a policy may apply
+      // (PDPA's unmeasured_iterations): the next tick must look at it.
+      const policy::JobView* v = view_of(e.subject);
+      if (note_analyzing(s) && v != nullptr && !v->perf.valid) tick_needed_ = true;
       note_report(e.subject, s);
       schedule(e.subject);
       break;
@@ -154,6 +158,7 @@ void Simulator::on_arrival(std::size_t index) {
   }
   queue_.push_back(qs::QueuedJob{static_cast<std::int64_t>(index), j.submit, j.request});
   stats_.max_queue = std::max(stats_.max_queue, queue_.size());
+  tick_needed_ = true;  // the queue's length is in the snapshot (Snapshot::queued)
   note_ml();
 }
 

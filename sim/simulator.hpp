@@ -112,7 +112,13 @@ class Simulator {
     int mark_allocation = 0;
     double mark_work = 0;
     std::vector<policy::JobId> mark_partners;  // its group partners when the interval opened
+    // As the daemon's Job: when the analyzer found its period, and its iteration count then.
+    double analyzing_since = -1;
+    std::uint64_t iterations_at_analyzing = 0;
   };
+
+  // Tracks when the job's SelfAnalyzer found its period (JobView::analyzing_since); true while it analyzes.
+  bool note_analyzing(Slot& slot);
 
   // simulator.cpp: the loop, the jobs' events, the queuing system
   void handle(const SimEvent& e);

@@ -66,16 +66,30 @@ Decision Pdpa::decide(const Snapshot& s) {
 
   pdpa_reclaim_lent(s, w, used);  // an arrival takes back what idle CPUs were lent
 
-  // §4.2.1: a job holding no CPUs gets min(request, free), at least one (run-to-completion, §4.1).
+  // No convoys (beyond the paper; docs/policies.md): while jobs wait that the multiprogramming level would
+  // let in, no running job holds more than its equal share of the running and waiting jobs.
+  const int waiting_jobs = pdpa_waiting_within_ml(s, machine, p);
+  const std::vector<int> caps = pdpa_share_caps(s, waiting_jobs, machine);
+  auto limit_of = [&](std::size_t i) {
+    const int request = std::max(s.jobs[i].request, 1);
+    return caps.empty() ? request : std::min(request, std::max(caps[i], 1));
+  };
+
+  // §4.2.1: a job holding no CPUs gets min(request, free), at least one (run-to-completion, §4.1); while
+  // jobs wait, no more than its equal share.
   for (std::size_t i = 0; i < n; ++i) {
     if (w[i].cpus > 0) continue;
     const auto& j = s.jobs[i];
     const int free = machine - used;
-    w[i].cpus = std::max(0, std::min(std::max(j.request, 1), free));
+    w[i].cpus = std::max(0, std::min(limit_of(i), free));
     used += w[i].cpus;
-    w[i].why = fmt::format("NO_REF: first allocation min(request {}, free {}) → {}", j.request, std::max(free, 0),
-                           cpus_text(std::max(w[i].cpus, 1)));
-    if (p.strict == 0) pdpa_share_unmeasured_on_arrival(s, w, i, machine);  // beyond the paper
+    w[i].why = caps.empty() ? fmt::format("NO_REF: first allocation min(request {}, free {}) → {}", j.request,
+                                          std::max(free, 0), cpus_text(std::max(w[i].cpus, 1)))
+                            : fmt::format("NO_REF: first allocation min(request {}, free {}, equal share {} with {} "
+                                          "waiting) → {}",
+                                          j.request, std::max(free, 0), caps[i], waiting_jobs,
+                                          cpus_text(std::max(w[i].cpus, 1)));
+    if (p.strict == 0) pdpa_share_unmeasured_on_arrival(s, w, i, machine, caps.empty() ? 0 : caps[i]);
     if (w[i].cpus == 0) {
       w[i].cpus = 1;  // the sum is brought back within the machine below
       ++used;
@@ -126,9 +140,15 @@ Decision Pdpa::decide(const Snapshot& s) {
       const bool waiting = w[i].grow == 0 && m.state == PdpaState::inc && m.added == 0 && !reported[i];
       const int want = waiting ? p.step : w[i].grow;
       if (want <= 0 || w[i].cpus >= request) continue;
-      const int wanted = std::min(want, request - w[i].cpus);
+      const int limit = limit_of(i);
+      if (w[i].cpus >= limit) {  // at its equal share while jobs wait: the rest is theirs
+        if (!waiting) w[i].why += fmt::format("; at its equal share ({}) while {} wait{}", limit, waiting_jobs,
+                                              waiting_jobs == 1 ? "s" : "");
+        continue;
+      }
+      const int wanted = std::min(want, limit - w[i].cpus);
       if (machine - used < wanted) pdpa_take_back_lent(w, i, wanted - std::max(machine - used, 0), used);
-      const int granted = std::min({want, machine - used, request - w[i].cpus});
+      const int granted = std::min({want, machine - used, limit - w[i].cpus});
       if (granted <= 0) {
         if (!waiting) w[i].why += "; no free CPU, waits in INC";
         continue;
@@ -172,11 +192,13 @@ Decision Pdpa::decide(const Snapshot& s) {
     }
   }
 
-  // Beyond the paper: jobs that never report get an equal share, and idle CPUs are lent (pdpa_share.hpp).
+  // Beyond the paper: no running job above its equal share while jobs wait, jobs that never report get an
+  // equal share, and idle CPUs are lent (pdpa_share.hpp).
   double deadline = -1;
   if (s.event != Event::query) {
-    deadline = pdpa_serve_unmeasured(s, w, machine, used, p);
-    pdpa_lend_free(s, w, machine, used, p);
+    pdpa_hold_to_caps(w, caps, waiting_jobs, used);
+    deadline = pdpa_serve_unmeasured(s, w, machine, used, p, caps);
+    pdpa_lend_free(s, w, machine, used, p, waiting_jobs);
   }
 
   Decision d;
@@ -190,7 +212,7 @@ Decision Pdpa::decide(const Snapshot& s) {
     d.jobs.push_back(Allocation{j.id, w[i].cpus, true, state_label(*w[i].mem), std::move(w[i].why)});
     // Lent CPUs count as free for admission: an arrival takes them back.
     running.push_back(PdpaRunningJob{j.id, std::max(j.request, 1), w[i].cpus - w[i].mem->lent, st,
-                                     w[i].mem->unmeasured});
+                                     w[i].mem->unmeasured, caps.empty() ? 0 : caps[i]});
   }
   MayStart ms = pdpa_may_start(running, machine, p);
   d.may_start = ms.ok;
@@ -213,12 +235,16 @@ std::vector<Param> Pdpa::params() const {
       {"max_spread", format_param(p_.max_spread),
        "reports whose iteration times spread more than this are not acted upon (noise guard)"},
       {"unmeasured_after_s", format_param(p_.unmeasured_after_s),
-       "a job with no report this long after arrival gets an equal share and never blocks admission"},
+       "a job with no period found this long after arrival is UNMEASURED: settled at an equal share, never "
+       "blocks admission"},
+      {"unmeasured_iterations", std::to_string(p_.unmeasured_iterations),
+       "a job with a period but no report this many of its iterations later is UNMEASURED too"},
       {"load_target", std::to_string(p_.load_target),
        "1: target_eff rises with the queue, at most halfway to high_eff (§4.2 says only \"depending on the load\"; "
        "the rule is ours, docs/policies.md)"},
       {"strict", std::to_string(p_.strict),
-       "1: the paper's PDPA, idle CPUs stay idle; 0: lend them to running jobs (taken back on arrivals)"},
+       "1: the paper's PDPA (first job takes min(request, free), idle CPUs stay idle); 0: no job above its equal "
+       "share while jobs wait, idle CPUs lent to running jobs (taken back on arrivals)"},
   };
 }
 
@@ -247,6 +273,9 @@ Status Pdpa::set_param(std::string_view name, std::string_view value) {
     st = parse_double_param(name, value, 0.0, 100.0, next.max_spread);
   } else if (name == "unmeasured_after_s") {
     st = parse_double_param(name, value, 0.0, 1e6, next.unmeasured_after_s);
+  } else if (name == "unmeasured_iterations") {
+    st = parse_int_param(name, value, 1, 1 << 20, v);
+    next.unmeasured_iterations = static_cast<int>(v);
   } else if (name == "strict") {
     st = parse_int_param(name, value, 0, 1, v);
     next.strict = static_cast<int>(v);

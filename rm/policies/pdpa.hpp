@@ -49,6 +49,7 @@ struct PdpaRunningJob {
   int cpus = 1;
   PdpaState state = PdpaState::no_ref;
   bool unmeasured = false;  // past its reporting deadline: never holds back admission
+  int cap = 0;              // its equal share while jobs wait (pdpa_share_caps); 0: none
 };
 
 struct MayStart {
@@ -57,7 +58,8 @@ struct MayStart {
 };
 
 // §4.3 multiprogramming level: a new job may start when CPUs are free and no running job may still claim
-// them (all STABLE, DEC, or at their request), or when some running job shows bad performance (DEC).
+// them (all STABLE, DEC, or at their request or their equal share while jobs wait), or when some running job
+// shows bad performance (DEC).
 MayStart pdpa_may_start(const std::vector<PdpaRunningJob>& jobs, int machine_cpus, const PdpaParams& p);
 
 }  // namespace cosched::policy

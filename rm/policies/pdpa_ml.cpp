@@ -8,6 +8,8 @@
 // is settled when it cannot claim more CPUs (STABLE, DEC, or holding its whole request), and "bad
 // performance" is the DEC state. The free-CPU condition is kept in the DEC branch too: starting a job with no
 // CPU free would give it a shared CPU, which §4.1's space sharing and §4.2.1's min(request, free) exclude.
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "pdpa.hpp"
@@ -19,7 +21,9 @@ namespace {
 std::string free_text(int n) { return n == 1 ? std::string("1 free CPU") : fmt::format("{} free CPUs", n); }
 
 bool may_claim_more(const PdpaRunningJob& j) {
-  if (j.cpus >= j.request || j.unmeasured) return false;  // an unmeasured job never blocks admission
+  // An unmeasured job never blocks admission, nor does one at its equal share while jobs wait (no convoys).
+  const int limit = j.cap > 0 ? std::min(j.request, j.cap) : j.request;
+  if (j.cpus >= limit || j.unmeasured) return false;
   return j.state == PdpaState::no_ref || j.state == PdpaState::inc;
 }
 
@@ -46,7 +50,7 @@ MayStart pdpa_may_start(const std::vector<PdpaRunningJob>& jobs, int machine_cpu
     if (!bad && j.state == PdpaState::dec) bad = &j;
   }
   if (!claimant) {
-    return {true, fmt::format("{} and every running job is settled (STABLE, DEC or at its request)", free_text(free))};
+    return {true, fmt::format("{} and every running job is settled (STABLE, DEC, UNMEASURED, or at its request or its equal share)", free_text(free))};
   }
   if (bad) {
     return {true, fmt::format("{} and job {} shows bad performance (DEC)", free_text(free), bad->id)};

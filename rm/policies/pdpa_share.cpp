@@ -1,8 +1,11 @@
 #include "pdpa_share.hpp"
 
 #include <algorithm>
+#include <limits>
 
 #include <fmt/format.h>
+
+#include "equipartition.hpp"
 
 namespace cosched::policy {
 namespace {
@@ -62,10 +65,60 @@ int pdpa_take_back_lent(std::vector<PdpaWork>& w, std::size_t claimant, int want
   return back;
 }
 
-void pdpa_share_unmeasured_on_arrival(const Snapshot& s, std::vector<PdpaWork>& w, std::size_t arrived, int machine) {
+int pdpa_waiting_within_ml(const Snapshot& s, int machine, const PdpaParams& p) {
+  if (p.strict != 0 || s.queued <= 0) return 0;
+  const int running = static_cast<int>(s.jobs.size());
+  int room = machine - running;  // space sharing: every job holds a CPU of its own
+  if (p.max_ml > 0) room = std::min(room, p.max_ml - running);
+  return std::clamp(s.queued, 0, std::max(room, 0));
+}
+
+std::vector<int> pdpa_share_caps(const Snapshot& s, int waiting, int machine) {
+  if (waiting <= 0) return {};
+  std::vector<JobView> all;
+  all.reserve(s.jobs.size() + static_cast<std::size_t>(waiting));
+  for (const JobView& j : s.jobs) {
+    JobView v;
+    v.request = std::max(j.request, 1);
+    v.allocation = j.allocation;
+    v.arrival = j.arrival;
+    all.push_back(v);
+  }
+  for (int k = 0; k < waiting; ++k) {
+    JobView v;  // a waiting job: it may ask for anything, and it holds nothing yet
+    v.request = machine;
+    v.arrival = std::numeric_limits<double>::infinity();
+    all.push_back(v);
+  }
+  std::vector<int> shares = equal_shares(all, machine);
+  shares.resize(s.jobs.size());
+  return shares;
+}
+
+void pdpa_hold_to_caps(std::vector<PdpaWork>& w, const std::vector<int>& caps, int waiting, int& used) {
+  if (caps.empty()) return;
+  for (std::size_t i = 0; i < w.size(); ++i) {
+    const int excess = w[i].cpus - std::max(caps[i], 1);
+    if (excess <= 0) continue;
+    PdpaJobMemory& m = *w[i].mem;
+    w[i].cpus -= excess;
+    used -= excess;
+    m.lent = std::max(0, m.lent - excess);
+    m.previous = {};
+    m.added = 0;
+    if (m.state == PdpaState::stable) m.stable_efficiency = -1;  // re-anchored by the next report
+    w[i].why = fmt::format("{}: gives back {}: {} wait{}, and no running job holds more than its equal share → {}",
+                           state_label(m), cpus_text(excess), waiting == 1 ? "1 job" : fmt::format("{} jobs", waiting),
+                           waiting == 1 ? "s" : "", cpus_text(w[i].cpus));
+  }
+}
+
+void pdpa_share_unmeasured_on_arrival(const Snapshot& s, std::vector<PdpaWork>& w, std::size_t arrived, int machine,
+                                      int cap) {
   const int share = std::max(1, machine / static_cast<int>(w.size()));
   PdpaWork& x = w[arrived];
-  const int target = std::min(std::max(s.jobs[arrived].request, 1), share);
+  int target = std::min(std::max(s.jobs[arrived].request, 1), share);
+  if (cap > 0) target = std::min(target, cap);
   int got = 0;
   while (x.cpus + got < target) {
     std::size_t donor = w.size();
@@ -87,8 +140,35 @@ void pdpa_share_unmeasured_on_arrival(const Snapshot& s, std::vector<PdpaWork>& 
                       cpus_text(x.cpus), s.jobs[arrived].request, machine, w.size(), got);
 }
 
+namespace {
+
+// Why a NO_REF job with no report counts as unmeasured now, or an empty string while its report may still
+// come; `deadline` is set to when that wait ends if a clock can tell (-1 otherwise: the bound is counted in
+// the job's own iterations, which a quantum tick looks at again).
+std::string unmeasured_because(const Snapshot& s, const JobView& j, const PdpaParams& p, double& deadline) {
+  deadline = -1;
+  if (!j.analyzing) {
+    if (s.now - j.arrival < p.unmeasured_after_s) {
+      deadline = j.arrival + p.unmeasured_after_s;
+      return {};
+    }
+    return fmt::format("no period found {:.1f} s after arrival (one long region, or nothing iterative)",
+                       s.now - j.arrival);
+  }
+  // Its SelfAnalyzer found the period: a report normally comes within a baseline and a window.
+  const double since = j.analyzing_since >= 0 ? j.analyzing_since : j.arrival;
+  if (s.now - since < p.unmeasured_after_s) {
+    deadline = since + p.unmeasured_after_s;
+    return {};
+  }
+  if (j.analyzed_iterations < static_cast<std::uint64_t>(std::max(p.unmeasured_iterations, 1))) return {};
+  return fmt::format("no report {} iterations after its period was found", j.analyzed_iterations);
+}
+
+}  // namespace
+
 double pdpa_serve_unmeasured(const Snapshot& s, std::vector<PdpaWork>& w, int machine, int& used,
-                             const PdpaParams& p) {
+                             const PdpaParams& p, const std::vector<int>& caps) {
   const int n = static_cast<int>(w.size());
   double next_deadline = -1;
   if (n == 0) return next_deadline;
@@ -96,19 +176,22 @@ double pdpa_serve_unmeasured(const Snapshot& s, std::vector<PdpaWork>& w, int ma
   for (int i = 0; i < n; ++i) {
     const JobView& j = s.jobs[static_cast<std::size_t>(i)];
     PdpaJobMemory& m = *w[static_cast<std::size_t>(i)].mem;
-    if (j.perf.valid || m.state != PdpaState::no_ref || j.analyzing) {
-      m.unmeasured = false;  // measured, or a report is on its way (its SelfAnalyzer found a period)
+    if (j.perf.valid || m.state != PdpaState::no_ref) {
+      m.unmeasured = false;  // measured
       continue;
     }
-    if (s.now - j.arrival < p.unmeasured_after_s) {
-      const double at = j.arrival + p.unmeasured_after_s;
-      if (next_deadline < 0 || at < next_deadline) next_deadline = at;
+    double at = -1;
+    const std::string because = unmeasured_because(s, j, p, at);
+    if (because.empty()) {
+      m.unmeasured = false;  // its report may still come
+      if (at >= 0 && (next_deadline < 0 || at < next_deadline)) next_deadline = at;
       continue;
     }
     const bool first_time = !m.unmeasured;
     m.unmeasured = true;
     PdpaWork& x = w[static_cast<std::size_t>(i)];
-    const int target = std::min(std::max(j.request, 1), share);
+    int target = std::min(std::max(j.request, 1), share);
+    if (!caps.empty()) target = std::min(target, std::max(caps[static_cast<std::size_t>(i)], 1));
     int got = 0;
     while (x.cpus + got < target && used < machine) {
       ++got;
@@ -136,8 +219,8 @@ double pdpa_serve_unmeasured(const Snapshot& s, std::vector<PdpaWork>& w, int ma
     m.lent = std::max(m.lent + got, x.cpus + got - share_next);
     if (got > 0 || first_time) {
       x.cpus += got;
-      x.why = fmt::format("UNMEASURED: no report {:.0f} s after arrival; at least an equal share ({}) → {}",
-                          p.unmeasured_after_s, cpus_text(target), cpus_text(x.cpus));
+      x.why = fmt::format("UNMEASURED: {}; settled at no less than an equal share ({}) → {}", because,
+                          cpus_text(target), cpus_text(x.cpus));
     }
   }
   return next_deadline;
@@ -170,7 +253,7 @@ void lend_round_robin(const Snapshot& s, std::vector<PdpaWork>& w, const std::ve
 // DEC and holds the CPUs as a loan, which an arrival or an INC claim takes back; from then on its reports
 // step it down again, as §4.2.3 has it, for the jobs that can use the CPUs.
 void lend_to_dec_jobs_nobody_else_needs(const Snapshot& s, std::vector<PdpaWork>& w, int machine, int& used) {
-  if (used >= machine || s.queued > 0) return;
+  if (used >= machine) return;
   std::vector<std::size_t> dec;
   for (std::size_t i = 0; i < w.size(); ++i) {
     const int request = std::max(s.jobs[i].request, 1);
@@ -192,8 +275,9 @@ void lend_to_dec_jobs_nobody_else_needs(const Snapshot& s, std::vector<PdpaWork>
 
 }  // namespace
 
-void pdpa_lend_free(const Snapshot& s, std::vector<PdpaWork>& w, int machine, int& used, const PdpaParams& p) {
-  if (p.strict != 0 || used >= machine) return;
+void pdpa_lend_free(const Snapshot& s, std::vector<PdpaWork>& w, int machine, int& used, const PdpaParams& p,
+                    int waiting) {
+  if (p.strict != 0 || used >= machine || waiting > 0) return;
   // Order: unmeasured first, then by measured efficiency, highest first.
   // Never to a job known to waste them: in DEC, measured below target_eff now, or with a larger allocation
   // below target_eff in its history.
@@ -228,6 +312,17 @@ void pdpa_lend_free(const Snapshot& s, std::vector<PdpaWork>& w, int machine, in
       if (w[i].mem->state == PdpaState::stable || w[i].mem->unmeasured) rest.push_back(i);
     }
     lend_round_robin(s, w, rest, lent, machine, used);
+  }
+  // Work conservation in every state: what is still idle goes to the jobs still being measured (NO_REF) or
+  // claiming (INC), which are then judged at what they hold. Seen on 2 CPUs: a job with one long region
+  // (never measured) stayed on 1 CPU for the 4.3 s it ran after its neighbour left, the other CPU idle.
+  if (used < machine) {
+    std::vector<std::size_t> measuring;
+    for (std::size_t i = 0; i < w.size(); ++i) {
+      const PdpaState st = w[i].mem->state;
+      if (st == PdpaState::no_ref || st == PdpaState::inc) measuring.push_back(i);
+    }
+    lend_round_robin(s, w, measuring, lent, machine, used);
   }
   for (std::size_t i = 0; i < w.size(); ++i) {
     if (lent[i] == 0) continue;

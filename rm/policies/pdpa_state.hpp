@@ -30,10 +30,14 @@ struct PdpaParams {
   int min_ml = 0;
   int max_ml = 0;
   // Not in the paper (docs/policies.md, "PDPA: departures from the paper"). A job that has not reported
-  // this long after its arrival (one long region, no period found, or measurement off) is "unmeasured": it
-  // gets at least an equal share of the machine and never holds back admission. 10 s, our choice: several
-  // baselines' worth of iterations for the codes measured here.
-  double unmeasured_after_s = 10;
+  // within a short, bounded time counts as settled at an equal share: it is "unmeasured", never holds back
+  // admission and, while jobs wait, holds no more than its equal share. The bound: unmeasured_after_s after
+  // its arrival while its SelfAnalyzer has found no period (one long region, measurement off), else
+  // unmeasured_iterations of its own iterations after the period was found (and at least unmeasured_after_s).
+  // 1 s and 10 iterations, our choice: a baseline and a first report take 6-8 iterations on the codes
+  // measured here, and 1 s of a job's life is what a queue can afford to wait on an unknown.
+  double unmeasured_after_s = 1;
+  int unmeasured_iterations = 10;
   // Work conservation: CPUs nobody holds are lent to running jobs below their request (unmeasured ones
   // first, then by measured efficiency) and taken back when a job arrives. 1 = the paper's strict PDPA,
   // which keeps free CPUs idle until a new job or an INC transition takes them.
@@ -82,7 +86,7 @@ struct PdpaJobMemory {
   // allocation, several of them (cpus 0 = empty). Used to keep a job from claiming again an allocation it
   // was already measured to waste (pdpa_state.cpp, held_back_by_history).
   PdpaPoint seen[4];
-  bool unmeasured = false;        // no report within unmeasured_after_s of its arrival (cleared by a report)
+  bool unmeasured = false;        // no report within its bound (unmeasured_after_s, unmeasured_iterations)
   int lent = 0;                   // CPUs of its allocation lent by work conservation (reclaimed on arrivals)
 };
 

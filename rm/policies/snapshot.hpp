@@ -103,6 +103,10 @@ struct JobView {
   bool runnable = true;      // false while stopped by a time-sharing policy
   double arrival = 0;        // when the job was admitted (snapshot time base, seconds)
   bool analyzing = false;    // its SelfAnalyzer found a period (baseline or measuring phase): a report comes
+  // Since when it has been analyzing (snapshot time base; -1: not analyzing), and the iterations it completed
+  // since then: what a policy needs to bound the wait for a first report in the job's own iterations.
+  double analyzing_since = -1;
+  std::uint64_t analyzed_iterations = 0;
   Perf perf;
   std::vector<HistoryEntry> history;
   Bandwidth bandwidth;

@@ -6,7 +6,7 @@ status --json is min(CPUs, sum of requests)."""
 import time
 import unittest
 
-from harness import RmTestCase, program, wait_for
+from harness import RmTestCase, cpus_allowed, program, wait_for
 
 NONPERIODIC = ["--regions", "4", "--work-ms", "20", "--quiet"]
 
@@ -41,6 +41,55 @@ class PdpaOnJobsThatNeverReport(RmTestCase):
         # Work conservation: apart from single transients (a quantum), every CPU is allocated.
         short = [s for s in sums if s[1] < s[2]]
         self.assertLessEqual(len(short), max(1, len(sums) // 20), f"(jobs, allocated, wanted): {short[:10]}")
+
+
+def first(decisions, predicate):
+    return next((d for d in decisions if predicate(d)), None)
+
+
+def allocation_in(decision, job_id):
+    return next((j["allocated"] for j in decision["jobs"] if j["id"] == job_id), None)
+
+
+class PdpaBoundsAndWorkConservation(RmTestCase):
+    """With PDPA's default bounds (unmeasured_after_s = 1, unmeasured_iterations = 10): the decision log's own
+    clock says when each thing happened, so a loaded machine delays the test, never the verdict."""
+
+    def test_admission_reopens_within_the_bound_while_an_unmeasured_job_runs(self):
+        rm = self.start_rm(policy="pdpa", quantum_ms=100)
+        lone = self.start_job([program("amdahl-nonperiodic-clang"), "--iterations", "400"] + NONPERIODIC, rm,
+                              request=2)
+        j = wait_for(lambda: rm.job(lone.pid), what="the non-iterative job registered")
+        wait_for(lambda: rm.status()["may_start"], timeout=10, interval=0.1, what="may_start true again")
+        self.assertEqual(rm.job(lone.pid)["policy_state"], "UNMEASURED")
+        log = rm.decisions()
+        arrived = first(log, lambda d: d["event"] == "arrival" and d.get("subject") == j["id"])
+        reopened = first(log, lambda d: d["t"] >= arrived["t"] and d["may_start"])
+        self.assertIsNotNone(reopened, log[-3:])
+        # The bound (1 s after arrival with no period) plus one quantum for the timer to fire.
+        self.assertLessEqual(reopened["t"] - arrived["t"], 1.0 + 0.1 + 0.05, reopened)
+        self.assertIn("no period found", next(x["reason"] for x in reopened["jobs"] if x["id"] == j["id"]))
+        lone.kill()
+
+    def test_a_job_with_one_long_region_gets_both_cpus_when_its_neighbour_leaves(self):
+        rm = self.start_rm(policy="pdpa", quantum_ms=100)
+        lone = self.start_job([program("amdahl-nonperiodic-clang"), "--iterations", "600"] + NONPERIODIC, rm,
+                              request=2)
+        lj = wait_for(lambda: rm.job(lone.pid), what="the non-iterative job registered")
+        other = self.start_job([program("amdahl-clang"), "--serial-fraction", "0", "--iterations", "40",
+                                "--work-ms", "30", "--quiet"], rm, request=2, launcher=["--malleable"])
+        oj = wait_for(lambda: rm.job(other.pid), what="the iterative job registered")
+        wait_for(lambda: rm.job(lone.pid)["allocated"] == 1, what="the two jobs sharing the CPUs")
+        self.assertEqual(other.wait(), 0, other.stderr())
+        wait_for(lambda: rm.job(oj["pid"]) is None, what="the iterative job's departure")
+        self.assertIsNone(lone.proc.poll(), "the non-iterative job must still run after its neighbour")
+        log = rm.decisions()
+        left = first(log, lambda d: d["event"] == "departure" and d.get("subject") == oj["id"])
+        self.assertIsNotNone(left, log[-3:])
+        # The departure's own decision gives it the CPU (it still runs its one long region).
+        self.assertEqual(allocation_in(left, lj["id"]), 2, left)
+        wait_for(lambda: len(cpus_allowed(lone.pid)) == 2, what="both CPUs in the job's mask")
+        self.assertEqual(lone.wait(), 0, lone.stderr())
 
 
 if __name__ == "__main__":

@@ -35,6 +35,14 @@ TEST(PdpaMl, JobsThatCannotUseMoreDoNotBlock) {
   EXPECT_TRUE(ms.ok);
 }
 
+TEST(PdpaMl, AJobAtItsEqualShareWhileJobsWaitDoesNotBlock) {
+  PdpaRunningJob capped{1, 16, 4, PdpaState::no_ref, false, 4};  // 1 running + 3 waiting on 16 CPUs
+  auto ms = pdpa_may_start({capped}, 16, {});
+  EXPECT_TRUE(ms.ok) << ms.reason;
+  PdpaRunningJob below{1, 16, 3, PdpaState::no_ref, false, 4};  // below its share: it may still claim one
+  EXPECT_FALSE(pdpa_may_start({below}, 16, {}).ok);
+}
+
 TEST(PdpaMl, BadPerformanceAcceptsEvenWhileAnotherJobGrows) {
   auto ms = pdpa_may_start({job(1, 30, 12, PdpaState::inc), job(2, 30, 8, PdpaState::dec)}, 60, {});
   EXPECT_TRUE(ms.ok);

@@ -297,10 +297,11 @@ TEST(PdpaWorkConservation, ALoneJobBelowTargetDoesNotStepDownIntoIdleCpus) {
     EXPECT_EQ(m.cpus(1), 16);
     EXPECT_EQ(m.policy.memory_of(1)->lent, 1);
   }
-  // A job waiting in the queue can use the CPU: the step is taken, as in the paper (§4.2.3).
+  // A job waiting in the queue can use the CPUs: the step is taken, as in the paper (§4.2.3), and no
+  // running job holds more than its equal share while one waits (no convoys): 16 / 2 = 8.
   m.snap.queued = 1;
   m.report(1, 10.5);
-  EXPECT_EQ(m.cpus(1), 15);
+  EXPECT_EQ(m.cpus(1), 8);
   EXPECT_EQ(m.policy.memory_of(1)->lent, 0);
 }
 
@@ -308,10 +309,12 @@ TEST(PdpaWorkConservation, ADecStepFreesCpusForAJobStillMeasuring) {
   PdpaDriver m(4, /*strict=*/false);
   m.arrive(1, 4);
   m.arrive(2, 4);    // equal shares: 2 and 2, both NO_REF
-  m.report(1, 1.0);  // E = 0.5 at 2: DEC → 1; job 2 is below its request and will be judged soon: no loan
+  m.report(1, 1.0);  // E = 0.5 at 2: DEC → 1; the CPU goes to job 2, still measuring (lent: work conservation)
   EXPECT_EQ(m.state(1), "DEC");
   EXPECT_EQ(m.cpus(1), 1);
   EXPECT_EQ(m.policy.memory_of(1)->lent, 0);
+  EXPECT_EQ(m.cpus(2), 3);
+  EXPECT_EQ(m.policy.memory_of(2)->lent, 1);
 }
 
 TEST(PdpaWorkConservation, StrictStepsDownAJobAlone) {
@@ -411,14 +414,14 @@ TEST(PdpaUnmeasured, AJobThatNeverReportsGetsAnEqualShareAndNeverBlocksAdmission
   m.arrive(2, 4);                    // one long region: never reports; gets 1 (job 1 gives 1)
   EXPECT_EQ(m.cpus(2), 1);
   EXPECT_EQ(m.state(2), "NO_REF");
-  // 10 s after its arrival (arrival at t = 1) it is unmeasured: at least min(request, 4 / 2) = 2 CPUs, taken
-  // from the largest holder above the share.
-  m.snap.now = 11.5;
+  // 1 s after its arrival (arrival at t = 1) with no period found it is unmeasured: at least
+  // min(request, 4 / 2) = 2 CPUs, taken from the largest holder above the share.
+  m.snap.now = 2.5;
   m.step(Event::quantum, -1);
   EXPECT_EQ(m.state(2), "UNMEASURED");
   EXPECT_EQ(m.cpus(2), 2);
   EXPECT_EQ(m.cpus(1), 2);
-  EXPECT_NE(m.last.find(2)->reason.find("UNMEASURED: no report 10 s after arrival"), std::string::npos)
+  EXPECT_NE(m.last.find(2)->reason.find("UNMEASURED: no period found 1.5 s after arrival"), std::string::npos)
       << m.last.find(2)->reason;
   // A job in NO_REF may still claim CPUs and holds back admission; an unmeasured one does not.
   m.leave(1);
