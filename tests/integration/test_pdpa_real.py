@@ -88,7 +88,8 @@ class PdpaBoundsAndWorkConservation(RmTestCase):
         self.assertIsNotNone(left, log[-3:])
         # The departure's own decision gives it the CPU (it still runs its one long region).
         self.assertEqual(allocation_in(left, lj["id"]), 2, left)
-        wait_for(lambda: len(cpus_allowed(lone.pid)) == 2, what="both CPUs in the job's mask")
+        wait_for(lambda: (lambda masks: masks and all(len(m) == 2 for m in masks.values()))(cpus_allowed(lone.pid)),
+                 what="both CPUs in every thread's mask")
         self.assertEqual(lone.wait(), 0, lone.stderr())
 
 
