@@ -229,6 +229,45 @@ class DynamicMultiprogrammingLevel(QsubmitTestCase):
         self.assertEqual(max(running), 2, running)
 
 
+# Four jobs submitted together, each asking for both CPUs; job 1 scales and runs longest.
+BURST = """\
+; Version: 2.2
+; MaxProcs: 2
+; Note: qsubmit integration test: a burst, the longest job first
+1 0 -1 3 2 -1 -1 2 -1 -1 1 -1 -1 1 -1 -1 -1 -1
+2 0 -1 1 2 -1 -1 2 -1 -1 1 -1 -1 2 -1 -1 -1 -1
+3 0 -1 1 2 -1 -1 2 -1 -1 1 -1 -1 2 -1 -1 -1 -1
+4 0 -1 1 2 -1 -1 2 -1 -1 1 -1 -1 2 -1 -1 -1 -1
+"""
+
+
+class NoConvoys(QsubmitTestCase):
+    def test_pdpa_starts_a_second_job_of_a_burst_while_the_first_runs(self):
+        # Under the paper's rule the first job took both CPUs (min(request, free)), scaled well, and the
+        # others waited for its end one after another (docs/policies.md, "No convoys"). Now, with three jobs
+        # waiting, it holds no more than its equal share of 2 CPUs among the two jobs the CPUs can run.
+        self.write_workload(BURST, long_iters=120, serial="0.0")
+        r, out = self.qsubmit("--policy", "pdpa", "--cpus", "0-1", "--quiet")
+        self.assertEqual(r.returncode, 0, f"qsubmit failed:\n{r.stdout}\n{r.stderr}")
+        jobs = read_jobs(out)
+        self.assertEqual(sorted(jobs), [1, 2, 3, 4])
+        for job_id, j in jobs.items():
+            self.assertEqual(j["exit_status"], 0, f"job {job_id}")
+        first_start = min(j["start"] for j in jobs.values())
+        longest = max(jobs.values(), key=lambda j: j["execution"])
+        second_start = sorted(j["start"] for j in jobs.values())[1]
+        self.assertLess(second_start, longest["end"] - 1.0,
+                        f"the second job of the burst waited for the first to end: {jobs}")
+        self.assertLess(second_start - first_start, longest["execution"] / 2, jobs)
+        with open(os.path.join(out, "ml.csv")) as f:
+            running = [int(row["running"]) for row in csv.DictReader(f)]
+        self.assertEqual(max(running), 2, running)
+        with open(os.path.join(out, "decisions.jsonl")) as f:
+            reasons = [j.get("reason", "") for line in f for j in json.loads(line).get("jobs", [])]
+        self.assertTrue(any("no running job holds more than its equal share" in x or "equal share 1 with" in x
+                            for x in reasons), reasons[:20])
+
+
 # A closed workload (SWF fields 17 and 18): job 2 is submitted 2 trace seconds (1 s at --time-scale 0.5)
 # after job 1 ends, job 4 right after job 2 ends; jobs 1 and 3 arrive at once and share the CPUs.
 CLOSED_WORKLOAD = """\
