@@ -30,7 +30,8 @@ struct ParaverTrace {
 ParaverTrace paraver_trace(const Run& run, const Placement& placement, const std::vector<MlSample>& ml);
 
 // Trace Event Format: pid 1, tid = row; an "X" event per piece, a "C" counter for the ML, and metadata
-// events naming the process and each row. Times in microseconds as the format requires.
+// events naming the process and each row. Times in microseconds as the format requires; no
+// "displayTimeUnit" key (see trace_chrome.cpp).
 std::string chrome_trace(const Run& run, const Placement& placement, const std::vector<MlSample>& ml);
 
 // Applications in order of first appearance in run.jobs, and each job's index into that list.

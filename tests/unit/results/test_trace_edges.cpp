@@ -1,5 +1,5 @@
-// Trace edge cases that Paraver's own parser got wrong: a run with nothing to draw, control characters in
-// names, job numbers past 32 bits.
+// Trace edge cases that Paraver's own parser or Perfetto's importer got wrong: a run with nothing to draw,
+// control characters in names, job numbers past 32 bits, and the Chrome trace's time unit.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -166,6 +166,34 @@ TEST(TraceEdges, JobNumbersPast32BitsKeepTheirLabels) {
   auto states = pcf_section(t.pcf, "STATES");
   ASSERT_EQ(states.size(), 4U);
   EXPECT_EQ(states[3], "3    job 1099511627776 sp");
+}
+
+TEST(TraceEdges, ChromeTraceHasNoDisplayTimeUnitAndCountsMicroseconds) {
+  results::Run run = two_cpu_run();
+  run.jobs.push_back(job(1, "bt", 0, 0.5, 2, {segment(0.5, 2, {0})}));
+  nlohmann::json trace = nlohmann::json::parse(chrome_trace(run, place_on_cpus(run), run.ml));
+  EXPECT_FALSE(trace.contains("displayTimeUnit")) << "a display hint that some importers read as the ts unit";
+  bool found = false;
+  for (const auto& e : trace["traceEvents"]) {
+    if (e["ph"] != "X") continue;
+    EXPECT_DOUBLE_EQ(e["ts"].get<double>(), 0.5e6);  // 0.5 s in µs
+    EXPECT_DOUBLE_EQ(e["dur"].get<double>(), 1.5e6);
+    found = true;
+  }
+  EXPECT_TRUE(found);
+}
+
+TEST(TraceEdges, ChromeTraceEscapesControlCharactersInNames) {
+  results::Run run = two_cpu_run();
+  run.jobs.push_back(job(1, "lu\nx", 0, 0, 1, {segment(0, 1, {0})}));
+  std::string text = chrome_trace(run, place_on_cpus(run), run.ml);
+  EXPECT_EQ(text.find('\n'), text.size() - 1) << "only the final newline is raw";
+  nlohmann::json trace = nlohmann::json::parse(text);
+  bool found = false;
+  for (const auto& e : trace["traceEvents"]) {
+    if (e["ph"] == "X") found = e["name"] == "lu\nx #1";
+  }
+  EXPECT_TRUE(found);
 }
 
 }  // namespace
