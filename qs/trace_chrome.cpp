@@ -49,8 +49,14 @@ std::string chrome_trace(const Run& run, const Placement& placement, const std::
                       {"ts", to_us(m.t)},
                       {"args", {{"running", m.running}, {"queued", m.queued}}}});
   }
+  // No "displayTimeUnit": the format defines it as a display hint only ("ms" or "ns"; ts and dur are always
+  // microseconds), but Perfetto's JSON importer once read it as the unit of ts and dur: until early 2022
+  // (google/perfetto issues #141 and #274) its tokenizer looked for the key in the file's first chunk and,
+  // for "ms", read every timestamp as milliseconds, so this trace drew 1000 times too long (nlohmann::json
+  // sorts keys, so the key came first). Perfetto's importer now reads the key and ignores it (it only counts
+  // it in the json_display_time_unit stat); chrome://tracing only formats numbers with it. Without the key
+  // every importer reads microseconds.
   nlohmann::json trace = {{"traceEvents", std::move(events)},
-                          {"displayTimeUnit", "ms"},
                           {"otherData",
                            {{"name", run.name},
                             {"mode", run.mode},

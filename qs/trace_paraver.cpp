@@ -1,7 +1,17 @@
 // Paraver trace of a Run. The object model is mapped so that Paraver's default thread view is the paper's
 // CPU view: one node with one CPU per row, one application with one task whose thread i runs on CPU i. A
-// job's piece on a row is a state record (value = job position + 1) bracketed by two events (job number and
-// application index), so a view can colour either by job or by application.
+// job's piece on a row is a state record (value = job position + 1) bracketed by two events (job and
+// application, both dense indices named in the .pcf), so a view can colour either by job or by application.
+//
+// Three rules keep every trace loadable by Paraver's own parser (paraver-kernel, as paramedir and wxparaver
+// use it):
+//   - values are dense indices, never SWF job numbers: Paraver's .pcf reader keeps value labels as 32-bit
+//     signed integers, so a job numbered 2^31 or more would lose its label. The number stays in the label;
+//   - every name written to .pcf and .row goes through paraver_label: both files are line-based, so a newline
+//     in an application name would split its entry in two;
+//   - the body is never empty: paraver-kernel has a header error for an empty body, so a run with nothing to
+//     draw still gets the multiprogramming level at time 0 (0 running, 0 queued), and the header's duration
+//     is at least 1 ns, so that the time axis is never a single point.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -56,7 +66,7 @@ std::string colour(int app, std::size_t job) {
 
 std::string job_label(const Run& run, std::size_t j) {
   const JobRecord& job = run.jobs[j];
-  return "job " + std::to_string(job.id) + (job.app.empty() ? "" : " " + job.app);
+  return paraver_label("job " + std::to_string(job.id) + (job.app.empty() ? "" : " " + job.app));
 }
 
 std::string header(std::int64_t end_ns, int rows) {
@@ -94,12 +104,11 @@ std::string pcf(const Run& run, const AppIndex& apps) {
     out += std::to_string(j + 1) + "    " + colour(apps.of_job[j], j) + "\n";
   }
   out += "\n\nEVENT_TYPE\n0    " + std::to_string(kParaverJobEvent) + "    Job\nVALUES\n0      End\n";
-  for (std::size_t j = 0; j < run.jobs.size(); ++j) {
-    if (run.jobs[j].id > 0) out += std::to_string(run.jobs[j].id) + "      " + job_label(run, j) + "\n";
-  }
+  for (std::size_t j = 0; j < run.jobs.size(); ++j) out += std::to_string(j + 1) + "      " + job_label(run, j) + "\n";
   out += "\n\nEVENT_TYPE\n0    " + std::to_string(kParaverAppEvent) + "    Application\nVALUES\n0      End\n";
   for (std::size_t a = 0; a < apps.names.size(); ++a) {
-    out += std::to_string(a + 1) + "      " + (apps.names[a].empty() ? "(unnamed)" : apps.names[a]) + "\n";
+    std::string name = apps.names[a].empty() ? "(unnamed)" : paraver_label(apps.names[a]);
+    out += std::to_string(a + 1) + "      " + name + "\n";
   }
   out += "\n\nEVENT_TYPE\n0    " + std::to_string(kParaverRunningEvent) + "    Multiprogramming level (running jobs)\n";
   out += "\n\nEVENT_TYPE\n0    " + std::to_string(kParaverQueuedEvent) + "    Queued jobs\n";
@@ -108,7 +117,7 @@ std::string pcf(const Run& run, const AppIndex& apps) {
 
 std::string row_file(const Placement& placement) {
   std::string names;
-  for (int r = 0; r < placement.rows; ++r) names += row_label(placement, r) + "\n";
+  for (int r = 0; r < placement.rows; ++r) names += paraver_label(row_label(placement, r)) + "\n";
   std::string n = std::to_string(placement.rows);
   return "LEVEL CPU SIZE " + n + "\n" + names + "\nLEVEL NODE SIZE 1\nmachine\n\nLEVEL THREAD SIZE " + n + "\n" + names;
 }
@@ -124,12 +133,11 @@ ParaverTrace paraver_trace(const Run& run, const Placement& placement, const std
     std::int64_t t1 = to_ns(p.t1);
     if (t1 <= t0) continue;  // shorter than a nanosecond: nothing to draw
     end_ns = std::max(end_ns, t1);
-    std::int64_t job_number = std::max<std::int64_t>(run.jobs[p.job_index].id, 0);
+    auto job = static_cast<std::int64_t>(p.job_index + 1);  // the state and the Job event share this value
     std::int64_t app = apps.of_job[p.job_index] + 1;
-    records.push_back(
-        {t0, p.row, 1,
-         prefix(1, p.row) + std::to_string(t0) + ":" + std::to_string(t1) + ":" + std::to_string(p.job_index + 1)});
-    records.push_back({t0, p.row, 2, event(p.row, t0, kParaverJobEvent, job_number)});
+    std::string span = std::to_string(t0) + ":" + std::to_string(t1);
+    records.push_back({t0, p.row, 1, prefix(1, p.row) + span + ":" + std::to_string(job)});
+    records.push_back({t0, p.row, 2, event(p.row, t0, kParaverJobEvent, job)});
     records.push_back({t0, p.row, 2, event(p.row, t0, kParaverAppEvent, app)});
     records.push_back({t1, p.row, 0, event(p.row, t1, kParaverJobEvent, 0)});
     records.push_back({t1, p.row, 0, event(p.row, t1, kParaverAppEvent, 0)});
@@ -140,13 +148,17 @@ ParaverTrace paraver_trace(const Run& run, const Placement& placement, const std
     records.push_back({t, 0, 2, event(0, t, kParaverRunningEvent, std::max(m.running, 0))});
     records.push_back({t, 0, 2, event(0, t, kParaverQueuedEvent, std::max(m.queued, 0))});
   }
+  if (records.empty()) {  // nothing to draw: two events that say so keep the body non-empty
+    records.push_back({0, 0, 2, event(0, 0, kParaverRunningEvent, 0)});
+    records.push_back({0, 0, 2, event(0, 0, kParaverQueuedEvent, 0)});
+  }
   // Paraver reads records in time order.
   std::stable_sort(records.begin(), records.end(), [](const Record& a, const Record& b) {
     return std::tie(a.time, a.row, a.order) < std::tie(b.time, b.row, b.order);
   });
 
   ParaverTrace trace;
-  trace.prv = header(end_ns, placement.rows);
+  trace.prv = header(std::max<std::int64_t>(end_ns, 1), placement.rows);
   for (const Record& r : records) trace.prv += r.text + "\n";
   trace.pcf = pcf(run, apps);
   trace.row = row_file(placement);
@@ -161,6 +173,29 @@ AppIndex index_apps(const Run& run) {
     index.of_job.push_back(static_cast<int>(it - index.names.begin()));
   }
   return index;
+}
+
+std::string paraver_label(std::string_view name) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(name.size());
+  for (char ch : name) {
+    auto c = static_cast<unsigned char>(ch);
+    if (c >= 0x20 && c != 0x7f) {
+      out += ch;
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else {
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 0xf];
+    }
+  }
+  return out;
 }
 
 std::string row_label(const Placement& placement, int row) {
