@@ -6,7 +6,8 @@
 // library destructor: it runs at exit() and at the return from main (not on _exit or a fatal signal).
 // cosched-run puts its pid in COSCHED_RUN_PID; only the process with that pid — the program, or whatever
 // it exec'd — reports, never a child it forked. A process without any OpenMP runtime is not an OpenMP
-// program and gets no line.
+// program and gets no line. So every OpenMP program cosched-run starts that never registers gets one line:
+// rm_client.cpp's when the RM could not be reached or refused it, this one when nothing tried.
 #include <link.h>
 #include <unistd.h>
 
@@ -54,9 +55,9 @@ __attribute__((destructor)) void report_unregistered_at_exit() {
   const char* launched = std::getenv("COSCHED_RUN_PID");
   if (launched == nullptr || std::strtol(launched, nullptr, 10) != static_cast<long>(::getpid())) return;
   if (env_set("COSCHED_QUIET") || env_set("COSCHED_DISABLE")) return;
-  const char* failure = "";
-  const Registration reg = rm_registration(&failure);
-  if (reg == Registration::registered) return;
+  // A failed registration (RM unreachable, refused) said so in one line when it happened, while the user
+  // can still act on it: the program gets that one line, not a second at exit.
+  if (rm_registration() != Registration::never_tried) return;
   MappedRuntimes rt;
   ::dl_iterate_phdr(&collect, &rt);
   const char* prog = program_invocation_short_name;
@@ -64,9 +65,7 @@ __attribute__((destructor)) void report_unregistered_at_exit() {
   const char* unsteerable = rt.path[static_cast<int>(OmpRuntime::unsteerable)];
   const char* gomp = rt.path[static_cast<int>(OmpRuntime::gomp)];
   const char* llvm = rt.path[static_cast<int>(OmpRuntime::llvm)];
-  if (reg == Registration::failed) {
-    warn(false, "%s (pid %d) never reached the resource manager: %s", prog, pid, failure);
-  } else if (unsteerable != nullptr) {
+  if (unsteerable != nullptr) {
     warn(false, "%s (pid %d) never reached the resource manager: it ran %s (%s), which cosched cannot steer",
          prog, pid, rt.what[static_cast<int>(OmpRuntime::unsteerable)], unsteerable);
   } else if (gomp != nullptr && llvm == nullptr) {

@@ -87,14 +87,8 @@ bool validate_arena(const proto::Arena* a, std::uint32_t job_id) {
 
 bool register_once(const Options& opt, bool explicit_api);
 
-// Registration's outcome, for the report at exit. Plain storage, no std::string: the report runs in a
-// destructor, after C++ objects of this library may have been destroyed.
+// Registration's outcome, also read by the report at exit (exit_report.cpp).
 std::atomic<int> g_registration{0};  // 0 never tried, 1 registered, 2 failed (native)
-char g_failure[256];
-
-void note_failure(const std::string& why) {
-  std::snprintf(g_failure, sizeof g_failure, "%s", why.c_str());
-}
 
 }  // namespace
 
@@ -107,8 +101,7 @@ bool rm_register(const Options& opt, bool explicit_api) {
   return ok;
 }
 
-Registration rm_registration(const char** why) {
-  *why = g_failure;
+Registration rm_registration() {
   switch (g_registration.load(std::memory_order_acquire)) {
     case 1: return Registration::registered;
     case 2: return Registration::failed;
@@ -129,7 +122,6 @@ bool register_once(const Options& opt, bool explicit_api) {
   int fd = wire::connect_unix(opt.socket, opt.connect_timeout_ms, err);
   if (fd < 0) {
     warn(opt.quiet, "no resource manager (%s); running natively", err.c_str());
-    note_failure("no resource manager at " + opt.socket + " (" + err + ")");
     return false;
   }
   proto::RegisterBody body{};
@@ -157,7 +149,6 @@ bool register_once(const Options& opt, bool explicit_api) {
     if (reply.passed_fd >= 0) ::close(reply.passed_fd);
     ::close(fd);
     warn(opt.quiet, "resource manager at %s: %s; running natively", opt.socket.c_str(), why.c_str());
-    note_failure("the resource manager at " + opt.socket + ": " + why);
     return false;
   };
   if (st != wire::RecvStatus::ok) return fail(std::string("no registration reply: ") + wire::to_string(st));

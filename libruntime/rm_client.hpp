@@ -11,9 +11,9 @@ namespace cosched::rt {
 bool rm_register(const Options& opt, bool explicit_api);
 
 // What became of registration so far: never tried (no OpenMP runtime started the tool, no MPI_Init),
-// registered, or failed; `why` holds the failure ("no resource manager (connect: …)"). For exit_report.cpp.
+// registered, or failed (and said so in its one warning line). For exit_report.cpp.
 enum class Registration { never_tried, registered, failed };
-Registration rm_registration(const char** why);
+Registration rm_registration();
 
 // Starts the watcher thread that blocks on the RM socket; when the RM closes it (shutdown or death), the
 // job returns to native behaviour (rule 3): full team, original CPU mask.

@@ -151,13 +151,14 @@ class ProgramRuntimes(RmTestCase):
         self.assertEqual(managed.wait(), 0, managed.stderr())
         self.assertNotIn(NEVER_REACHED, managed.stderr())
 
-    def test_unreachable_rm_is_named_at_exit(self):
+    def test_unreachable_rm_is_one_line(self):
+        # The RM that could not be reached is named when registration fails, and not again at exit.
         socket = os.path.join(self.dir, "absent.sock")
         r = self.run_it("--", program("omp-via-lib"), "2", "1000", socket=socket)
         self.assertEqual(r.returncode, 0, r.stderr)
         lines = r.stderr.splitlines()
-        self.assertEqual(sum(NEVER_REACHED in line for line in lines), 1, r.stderr)
-        self.assertIn(f"{NEVER_REACHED}: no resource manager at {socket}", lines[-1])
+        self.assertEqual(len(lines), 1, r.stderr)
+        self.assertIn(f"cosched: no resource manager (cannot connect to {socket}", lines[0])
 
     def test_unsteerable_runtime_runs_natively_after_one_line(self):
         # A stand-in for Intel's runtime: a library named libiomp5.so; the program prints what cosched-run
