@@ -87,16 +87,26 @@ bool validate_arena(const proto::Arena* a, std::uint32_t job_id) {
 
 bool register_once(const Options& opt, bool explicit_api);
 
+// Registration's outcome, also read by the report at exit (exit_report.cpp).
+std::atomic<int> g_registration{0};  // 0 never tried, 1 registered, 2 failed (native)
+
 }  // namespace
 
 bool rm_register(const Options& opt, bool explicit_api) {
   // Once per process: the OpenMP tool and the MPI wrappers (MPI_Init) both call this, whichever comes first;
   // the second finds the registration in place.
-  static std::atomic<int> state{0};  // 0 never tried, 1 registered, 2 failed (native)
-  if (int s = state.load(std::memory_order_acquire); s != 0) return s == 1;
+  if (int s = g_registration.load(std::memory_order_acquire); s != 0) return s == 1;
   const bool ok = register_once(opt, explicit_api);
-  state.store(ok ? 1 : 2, std::memory_order_release);
+  g_registration.store(ok ? 1 : 2, std::memory_order_release);
   return ok;
+}
+
+Registration rm_registration() {
+  switch (g_registration.load(std::memory_order_acquire)) {
+    case 1: return Registration::registered;
+    case 2: return Registration::failed;
+    default: return Registration::never_tried;
+  }
 }
 
 namespace {

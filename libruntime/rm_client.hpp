@@ -10,6 +10,11 @@ namespace cosched::rt {
 // wrappers' MPI_Init (mpi_bridge.cpp); only the first call registers, later ones return its outcome.
 bool rm_register(const Options& opt, bool explicit_api);
 
+// What became of registration so far: never tried (no OpenMP runtime started the tool, no MPI_Init),
+// registered, or failed (and said so in its one warning line). For exit_report.cpp.
+enum class Registration { never_tried, registered, failed };
+Registration rm_registration();
+
 // Starts the watcher thread that blocks on the RM socket; when the RM closes it (shutdown or death), the
 // job returns to native behaviour (rule 3): full team, original CPU mask.
 void rm_start_watcher();

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "elf_needed.hpp"
+#include "program_runtime.hpp"
 
 namespace cosched::launcher {
 
@@ -69,14 +70,23 @@ LaunchPlan plan_launch(const std::string& program, const LaunchSettings& s, cons
                        const GetEnv& getenv) {
   LaunchPlan plan;
   bool mpi = false;
-  plan.gomp = s.force_gomp;
+  bool present = false;
+  // The OpenMP runtime comes from the whole program (its libraries' libraries too): program_runtime.cpp.
+  const std::string ld_library_path = getenv("LD_LIBRARY_PATH", present);
+  const ProgramRuntime runtime = program_runtime(program, ld_library_path, getenv("LD_PRELOAD", present));
+  plan.notes = runtime.notes;
+  if (runtime.kind == OmpRuntime::unsteerable) {  // nothing we could set would help: leave it alone
+    plan.native = true;
+    plan.warnings.push_back(runtime.warning);
+    return plan;
+  }
+  plan.gomp = s.force_gomp || runtime.kind == OmpRuntime::gomp;
   if (auto facts = elf_facts(program); facts.ok()) {
-    plan.gomp = plan.gomp || has(facts->needed, "libgomp.so");
     plan.relinked = has(facts->needed, "libcosched.so");
     mpi = has(facts->needed, "libmpi.so");
     plan.threadprivate = facts->threadprivate_imports;  // TLS libcosched finds by itself (dl_iterate_phdr)
   } else {
-    plan.elf_note = facts.error().message + " (treating it as a clang/libomp program)";
+    plan.elf_note = unreadable_program_note(program, facts.error().message);
   }
   auto set = [&](const char* name, const std::string& value) { plan.env.push_back({name, value}); };
   set("COSCHED_SOCKET", s.socket);
@@ -94,7 +104,6 @@ LaunchPlan plan_launch(const std::string& program, const LaunchSettings& s, cons
   // mask it saw at start-up, aborting on EINVAL, and later resets each new thread to that mask. Both race
   // with an RM that narrows the job's cpuset meanwhile (seen: "OMP: Error #100 ... System error #22").
   // The RM owns placement, so unless the user asked for binding explicitly, libomp must leave masks alone.
-  bool present = false;
   bool user_binding = false;
   for (const char* name : {"KMP_AFFINITY", "OMP_PROC_BIND", "OMP_PLACES", "GOMP_CPU_AFFINITY"}) {
     (void)getenv(name, present);

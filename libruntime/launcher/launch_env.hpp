@@ -14,7 +14,7 @@ struct LaunchSettings {
   std::string socket;        // COSCHED_SOCKET
   int request = 0;           // COSCHED_REQUEST; 0: leave it to libcosched (OMP_NUM_THREADS, else the CPUs we may use)
   bool quiet = false;
-  bool force_gomp = false;   // preload LLVM libomp even when the program does not link libgomp directly
+  bool force_gomp = false;   // preload LLVM libomp even when no libgomp is found among the program's libraries
   bool no_wrap = false;
   bool malleable = false;
   bool fixed_team = false;
@@ -45,14 +45,16 @@ struct LaunchPlan {
   std::string wrap;            // the wrapper library preloaded, empty if none
   std::string mpi_lib;         // the PMPI wrappers preloaded, empty if none
   std::string elf_note;        // why the program was not read as an ELF file (a script, say); empty if it was
+  bool native = false;         // it loads an OpenMP runtime cosched cannot steer: no environment change at all
+  std::vector<std::string> notes;     // for -v: the OpenMP runtime found in the program's libraries, and how
   std::vector<std::string> warnings;  // lines for the user (e.g. an MPI program without libcosched_mpi built)
 };
 
 using GetEnv = std::function<std::string(const char* name, bool& present)>;
 
-// The environment a program needs to run under cosched. `program` is the resolved path of the executable
-// (a script is read as a clang/libomp program, as cosched-run always did); `getenv` reads the environment
-// the program will get.
+// The environment a program needs to run under cosched. `program` is the resolved path of the executable;
+// its OpenMP runtime is found among all the libraries it loads (program_runtime.hpp). A script is read as
+// a clang/libomp program, as cosched-run always did; `getenv` reads the environment the program will get.
 LaunchPlan plan_launch(const std::string& program, const LaunchSettings& settings, const LibraryPaths& libs,
                        const GetEnv& getenv);
 

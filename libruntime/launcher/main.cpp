@@ -2,7 +2,9 @@
 //
 //   clang/libomp binary  → OMP_TOOL_LIBRARIES=libcosched.so (libomp loads the tool)
 //   gcc/libgomp binary   → additionally LD_PRELOAD=LLVM libomp, which exports the GOMP_* entry points, so
-//                          the same OMPT path serves both compilers
+//                          the same OMPT path serves both compilers (libgomp anywhere among the libraries
+//                          the program loads, found as the loader would: elf_closure.hpp)
+//   unsteerable runtime  → (Intel's libiomp5, …) one warning line, and the program runs natively
 //   relinked binary      → already links libcosched: only the environment is set
 // The program replaces this process (exec), so its pid is the job's pid and its exit status is ours.
 #include <unistd.h>
@@ -62,7 +64,9 @@ int main(int argc, char** argv) {
   app.add_option("--request", request, "CPUs to ask for (default: OMP_NUM_THREADS, else all CPUs we may use)")
       ->check(CLI::Range(1, 1024));
   app.add_flag("--quiet,-q", quiet, "no warning lines from libcosched (COSCHED_QUIET=1)");
-  app.add_flag("--gomp", force_gomp, "preload LLVM libomp even if the binary does not link libgomp directly");
+  app.add_flag("--gomp", force_gomp,
+               "preload LLVM libomp even where no libgomp is found among the program's libraries (a script, "
+               "or a program that loads libgomp with dlopen)");
   app.add_flag("--no-wrap", no_wrap,
                "do not preload libcosched_wrap (which lets cosched see the program read or set its team size); "
                "without it cosched never resizes the program's teams");
@@ -124,11 +128,17 @@ int main(int argc, char** argv) {
     return std::string(v != nullptr ? v : "");
   });
   for (const auto& e : plan.env) ::setenv(e.name.c_str(), e.value.c_str(), 1);
+  // exec keeps our pid: libcosched, in the program, knows by it that it is the process we launched and
+  // says at exit when it never reached the RM (libruntime/exit_report.cpp). Children get other pids.
+  if (!plan.native) ::setenv("COSCHED_RUN_PID", std::to_string(::getpid()).c_str(), 1);
   if (!quiet) {
     for (const auto& w : plan.warnings) std::fprintf(stderr, "cosched-run: %s\n", w.c_str());
   }
   if (verbose) {
+    for (const auto& n : plan.notes) std::fprintf(stderr, "cosched-run: %s\n", n.c_str());
     if (!plan.elf_note.empty()) std::fprintf(stderr, "cosched-run: %s\n", plan.elf_note.c_str());
+  }
+  if (verbose && !plan.native) {
     std::fprintf(stderr, "cosched-run: %s (%s%s%s) socket=%s tool=%s%s%s\n", prog.c_str(),
                  plan.gomp ? "libgomp → libomp" : "libomp", plan.relinked ? ", relinked" : "",
                  plan.threadprivate ? ", threadprivate" : "", socket.c_str(), libs.libcosched.c_str(),

@@ -2,6 +2,7 @@
 """Command lines that cannot work. cosched-run on programs that cannot be run: one clear error line and the shell's exit status (127: not
 found, 126: found but not executable). A directory used to abort it (uncaught std::__ios_failure, exit 134),
 also when found on PATH, and a FIFO with the exec bit made it hang."""
+import json
 import os
 import shutil
 import stat
@@ -9,7 +10,7 @@ import subprocess
 import tempfile
 import unittest
 
-from harness import RM, RUN
+from harness import RM, RUN, RmTestCase, program, wait_for
 
 
 class UnrunnablePrograms(unittest.TestCase):
@@ -55,6 +56,144 @@ class UnrunnablePrograms(unittest.TestCase):
             out.write("#!/bin/sh\nexit 0\n")
         os.chmod(f, stat.S_IRUSR | stat.S_IWUSR)
         self.assert_one_line(self.run_it(f), 126, "Permission denied")
+
+
+def expected_sum(n):
+    """sum over i = 1..n of (i mod 7) * i (libompwork.so's ompwork_sum), worked out per residue class:
+    the terms i = r, r + 7, ... <= n form an arithmetic series."""
+    total = 0
+    for r in range(1, 7):
+        if r > n:
+            break
+        count = (n - r) // 7 + 1
+        total += r * (count * r + 7 * count * (count - 1) // 2)
+    return total
+
+
+NEVER_REACHED = "never reached the resource manager"
+
+
+class ProgramRuntimes(RmTestCase):
+    """cosched-run decides from every library the program loads, and a program that never reaches the RM
+    says so at exit (docs/usage.md, "Run a program under it")."""
+
+    N = 4000000
+
+    def setUp(self):
+        super().setUp()
+        self.dir = tempfile.mkdtemp(prefix="cosched-runtimes-")
+
+    def tearDown(self):
+        super().tearDown()
+        shutil.rmtree(self.dir)
+
+    def run_it(self, *args, socket=None, timeout=120, env=None):
+        cmd = [RUN, "--socket", socket or os.path.join(self.dir, "no-rm.sock")] + list(args)
+        full = {k: v for k, v in dict(os.environ, **(env or {})).items() if v is not None}  # None: unset
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=full)
+
+    def check_sums(self, lines, iterations):
+        sums = [int(line.split()[5]) for line in lines if line.startswith("iter ")]
+        self.assertEqual(sums, [expected_sum(self.N)] * iterations)
+
+    def listed(self, rm, pid):
+        status = json.loads(rm.ctl("status", "--json").stdout)
+        return next((j for j in status["jobs"] if j["pid"] == pid), None)
+
+    def test_openmp_through_a_library_is_registered_without_gomp(self):
+        # omp-via-lib is not built with -fopenmp: libgomp comes through libompwork.so's DT_NEEDED only.
+        verbose = self.run_it("-v", "--", program("omp-via-lib"), "1", "1000")
+        self.assertEqual(verbose.returncode, 0, verbose.stderr)
+        self.assertIn("GNU libgomp: ", verbose.stderr)
+        self.assertIn("loaded by omp-via-lib → libompwork.so → libgomp.so.1; libomp is preloaded", verbose.stderr)
+        self.assertIn("COSCHED_GOMP=1", verbose.stderr)
+        rm = self.start_rm(cpus="0-1")
+        iterations = 40
+        job = self.start_job([program("omp-via-lib"), str(iterations), str(self.N)], rm, request=2)
+        listed = wait_for(lambda: self.listed(rm, job.pid) or job.proc.poll() is not None, timeout=30,
+                          what="omp-via-lib listed by the RM")
+        self.assertIsInstance(listed, dict, f"exited unlisted; stderr: {job.stderr()}")
+        self.assertIn("omp-via-lib", listed["command"])
+        self.assertEqual(job.wait(), 0, job.stderr())
+        self.check_sums(job.lines(), iterations)
+        self.assertNotIn(NEVER_REACHED, job.stderr())
+
+    def test_program_without_openmp_gets_no_warning(self):
+        # With an RM and without one: cosched has nothing to say to a program that runs no OpenMP.
+        rm = self.start_rm(cpus="0-1")
+        for socket in (rm.socket, None):
+            r = self.run_it("--", "/bin/sh", "-c", "echo plain; /bin/true", socket=socket)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(r.stdout, "plain\n")
+            self.assertEqual(r.stderr, "")
+
+    def test_program_that_never_registers_says_so_once_at_exit(self):
+        # omp-dlopen loads its OpenMP library with dlopen: nothing in its dependencies shows libgomp, so it
+        # runs on libgomp, which cannot load cosched. It still computes the right sums.
+        rm = self.start_rm(cpus="0-1")
+        iterations = 20
+        job = self.start_job([program("omp-dlopen"), str(iterations), str(self.N)], rm)
+        while job.proc.poll() is None:  # the RM never lists it while it runs
+            self.assertIsNone(self.listed(rm, job.pid))
+        self.assertEqual(job.wait(), 0, job.stderr())
+        self.check_sums(job.lines(), iterations)
+        lines = job.stderr().splitlines()
+        self.assertEqual(len(lines), 1, job.stderr())
+        self.assertIn(f"omp-dlopen (pid {job.pid}) {NEVER_REACHED}: it ran libgomp", lines[0])
+        self.assertIn("run it with cosched-run --gomp", lines[0])
+        # --quiet silences it; --gomp manages the same program.
+        quiet = self.run_it("--quiet", "--", program("omp-dlopen"), "1", "1000", socket=rm.socket)
+        self.assertEqual((quiet.returncode, quiet.stderr), (0, ""))
+        managed = self.start_job([program("omp-dlopen"), "40", str(self.N)], rm, request=2, launcher=["--gomp"])
+        listed = wait_for(lambda: self.listed(rm, managed.pid) or managed.proc.poll() is not None, timeout=30,
+                          what="omp-dlopen --gomp listed by the RM")
+        self.assertIsInstance(listed, dict, f"exited unlisted; stderr: {managed.stderr()}")
+        self.assertEqual(managed.wait(), 0, managed.stderr())
+        self.assertNotIn(NEVER_REACHED, managed.stderr())
+
+    def test_unreachable_rm_is_one_line(self):
+        # The RM that could not be reached is named when registration fails, and not again at exit.
+        socket = os.path.join(self.dir, "absent.sock")
+        r = self.run_it("--", program("omp-via-lib"), "2", "1000", socket=socket)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = r.stderr.splitlines()
+        self.assertEqual(len(lines), 1, r.stderr)
+        self.assertIn(f"cosched: no resource manager (cannot connect to {socket}", lines[0])
+
+    def test_unsteerable_runtime_runs_natively_after_one_line(self):
+        # A stand-in for Intel's runtime: a library named libiomp5.so; the program prints what cosched-run
+        # would have changed in its environment.
+        with open(os.path.join(self.dir, "iomp.c"), "w") as f:
+            f.write("int omp_get_max_threads(void) { return 1; }\n")
+        with open(os.path.join(self.dir, "main.c"), "w") as f:
+            f.write('#include <stdio.h>\n#include <stdlib.h>\nint omp_get_max_threads(void);\n'
+                    'int main(void) { const char* p = getenv("LD_PRELOAD"); const char* t = getenv("OMP_TOOL_LIBRARIES");\n'
+                    '  printf("%d %s %s\\n", omp_get_max_threads(), p ? p : "-", t ? t : "-"); return 0; }\n')
+        lib = os.path.join(self.dir, "libiomp5.so")
+        prog = os.path.join(self.dir, "iomp-prog")
+        subprocess.run(["gcc", "-shared", "-fPIC", "-Wl,-soname,libiomp5.so", "-o", lib,
+                        os.path.join(self.dir, "iomp.c")], check=True)
+        subprocess.run(["gcc", "-o", prog, os.path.join(self.dir, "main.c"), lib, "-Wl,-rpath," + self.dir],
+                       check=True)
+        rm = self.start_rm(cpus="0-1")
+        r = self.run_it("--", prog, socket=rm.socket, env={"LD_PRELOAD": None, "OMP_TOOL_LIBRARIES": None})
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout, "1 - -\n")
+        lines = r.stderr.splitlines()
+        self.assertEqual(len(lines), 1, r.stderr)
+        self.assertIn("loads libiomp5.so (Intel's OpenMP runtime, through iomp-prog → libiomp5.so), which "
+                      "cosched cannot steer: it runs natively", lines[0])
+
+    def test_script_is_named_with_verbose(self):
+        script = os.path.join(self.dir, "job.sh")
+        with open(script, "w") as f:
+            f.write("#!/bin/sh\nexit 0\n")
+        os.chmod(script, 0o755)
+        r = self.run_it("-v", "--", script)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        notes = [line for line in r.stderr.splitlines() if "is a script" in line]
+        self.assertEqual(notes, [f"cosched-run: {script} is a script (#!): the libraries of the programs it runs "
+                                 "cannot be read; run it with --gomp if they use libgomp (gcc builds)"])
 
 
 class RmCommandLine(unittest.TestCase):

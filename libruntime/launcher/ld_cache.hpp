@@ -1,0 +1,32 @@
+// The dynamic loader's cache (/etc/ld.so.cache, written by ldconfig): soname → path, as ld.so reads it.
+//
+// Why the cache file and not `ldconfig -p` or /etc/ld.so.conf: the loader itself consults this file, so
+// reading it gives the loader's answer even when ld.so.conf changed since ldconfig last ran, and it needs
+// no subprocess (cosched-run's start-up is paid by every job). Without a readable cache the loader goes on
+// to its default directories, and so do we (an empty cache).
+#pragma once
+
+#include <string>
+#include <unordered_map>
+
+#include "cosched/error.hpp"
+
+namespace cosched::launcher {
+
+class LdCache {
+ public:
+  LdCache() = default;
+  // Parses `bytes` (the whole cache file). An unknown or damaged format is an error naming `origin`.
+  static Result<LdCache> parse(const std::string& bytes, const std::string& origin);
+  // Reads and parses a cache file (normally /etc/ld.so.cache).
+  static Result<LdCache> load(const std::string& path);
+  // The path recorded for `soname` (64-bit x86-64 libc6 entries, the plain one before a glibc-hwcaps
+  // variant), or empty.
+  [[nodiscard]] std::string find(const std::string& soname) const;
+  [[nodiscard]] std::size_t size() const { return paths_.size(); }
+
+ private:
+  std::unordered_map<std::string, std::string> paths_;
+};
+
+}  // namespace cosched::launcher
