@@ -198,7 +198,7 @@ class CoschedJobs(SlurmTestCase):
         rm = self.start_rm(policy="equip")
         self.use_rm(rm)
         gcc_probe = program("cpu_probe-gcc")
-        script = (f"python3 -c 'print(6 * 7)'; {gcc_probe} --iterations 40 --work-ms 100 && "
+        script = (f"/usr/bin/python3 -c 'print(6 * 7)'; {gcc_probe} --iterations 40 --work-ms 100 && "
                   f"{gcc_probe} --iterations 3 --work-ms 50")
         a, a_out, a_err = self.submit("gcc", script, "--cosched", "-c2")
         b, _, _ = self.submit("other", self.probe(iterations=40), "--cosched", "-c2")
