@@ -25,7 +25,7 @@ import unittest
 from harness import RmTestCase, program, wait_for
 
 GOMP = ["--gomp"]  # see the docstring: the launcher finds libgomp in the executable's own entries only
-OTHER_JOB = ["--serial-fraction", "0", "--iterations", "10", "--work-ms", "30"]  # ~0.3 CPU-s
+OTHER_JOB = ["--serial-fraction", "0", "--iterations", "6", "--work-ms", "25"]  # ~0.15 CPU-s
 NATIVE_ENV = {k: v for k, v in os.environ.items()
               if not k.startswith(("COSCHED_", "OMP_TOOL", "KMP_")) and k != "LD_PRELOAD"}
 
@@ -122,7 +122,7 @@ class Gromacs(PackagedApp):
     package = "gromacs"
     library = "libgromacs.so.7"
     expect_mode = "fixed: omp_set_num_threads"  # mdrun sets its OpenMP thread count from -ntomp
-    steps = "1000"
+    steps = "700"
 
     def build_water_box(self):
         """216 SPC waters in spc216.gro's own box (1.86 nm: an equilibrated box, no overlaps at the
@@ -190,7 +190,7 @@ class GraphicsMagick(PackagedApp):
     def convert(self, out):
         # A generated gradient (no input file), blurred, sharpened and resized: each step is an OpenMP loop
         # over rows whose pixels do not depend on the team size, so the image is the same for any team.
-        return [self.exe, "convert", "-size", "1600x1600", "gradient:red-blue", "-blur", "0x5", "-sharpen", "0x2",
+        return [self.exe, "convert", "-size", "1400x1400", "gradient:red-blue", "-blur", "0x5", "-sharpen", "0x2",
                 "-resize", "80%", "-blur", "0x5", os.path.join(self.dir, out)]
 
     def test_convert_under_equip_and_pdpa_is_managed_and_writes_the_native_image(self):
