@@ -1,14 +1,15 @@
 // spank_cosched: a Slurm SPANK plugin that runs a job's tasks under the node's cosched-rm (docs/slurm.md).
 //
 //   plugstack.conf:  optional /usr/lib/slurm/spank_cosched.so socket=/run/cosched/rm.sock default=off
-//   srun/sbatch/salloc --cosched[=gomp,malleable,fixed-team] | --no-cosched
+//   srun/sbatch/salloc --cosched[=gomp,nogomp,malleable,fixed-team] | --no-cosched
 //
 // In each task of a --cosched job (slurm_spank_task_init, in the task, as the user, just before the exec)
 // the plugin sets the environment cosched-run would set for that program (libruntime/launcher/launch_env,
 // the same code), plus the job's identity: every task and step of one Slurm job on a node registers under
 // the key "slurm:<job id>", so the RM makes them one job (rm/mpi_jobs.cpp), and each task asks for the CPUs
-// Slurm gave it. Without an RM on the node the task runs natively, after one warning line: cosched never
-// makes a Slurm job fail.
+// Slurm gave it. The batch script's step preloads LLVM's libomp by default (unless nogomp): the script is
+// not what runs OpenMP, the programs it starts are, and they inherit its environment. Without an RM on the
+// node the task runs natively, after one warning line: cosched never makes a Slurm job fail.
 #include <dlfcn.h>
 #include <unistd.h>
 
@@ -52,7 +53,8 @@ struct State {
   std::string socket = "/run/cosched/rm.sock";  // the node RM's default (cosched-rm run by root)
   bool default_on = false;
   int chosen = -1;  // --cosched (1) / --no-cosched (0); -1: the site's default
-  bool gomp = false;
+  bool gomp = false;    // preload libomp in every task, srun's too (a script that srun runs)
+  bool nogomp = false;  // not in the batch step either: the script's programs keep their own runtime
   bool malleable = false;
   bool fixed_team = false;
 };
@@ -74,15 +76,21 @@ int parse_flags(const char* arg) {
     std::string f = s.substr(pos, end - pos);
     if (f == "gomp") {
       g_state.gomp = true;
+    } else if (f == "nogomp") {
+      g_state.nogomp = true;
     } else if (f == "malleable") {
       g_state.malleable = true;
     } else if (f == "fixed-team") {
       g_state.fixed_team = true;
     } else if (!f.empty()) {
-      slurm_error("cosched: --cosched=%s: unknown flag '%s' (gomp, malleable, fixed-team)", arg, f.c_str());
+      slurm_error("cosched: --cosched=%s: unknown flag '%s' (gomp, nogomp, malleable, fixed-team)", arg, f.c_str());
       return -1;
     }
     pos = end + 1;
+  }
+  if (g_state.gomp && g_state.nogomp) {
+    slurm_error("cosched: --cosched=%s: gomp and nogomp exclude each other", arg);
+    return -1;
   }
   if (g_state.malleable && g_state.fixed_team) {
     slurm_error("cosched: --cosched=%s: malleable and fixed-team exclude each other", arg);
@@ -97,10 +105,11 @@ int on_option(int val, const char* optarg, int /*remote*/) {
 }
 
 char kOnName[] = "cosched";
-char kOnArg[] = "[gomp,malleable,fixed-team]";
+char kOnArg[] = "[gomp,nogomp,malleable,fixed-team]";
 char kOnUsage[] =
     "Run the job's tasks under the node's cosched resource manager, as cosched-run would (docs/slurm.md). "
-    "Flags: gomp (preload LLVM libomp for gcc programs a batch script runs), malleable, fixed-team.";
+    "The batch script's programs get LLVM libomp ahead of libgomp. Flags: gomp (libomp in srun's tasks too), "
+    "nogomp (not in the batch script either), malleable, fixed-team.";
 char kOffName[] = "no-cosched";
 char kOffUsage[] = "Do not run this job under cosched (where the site turned it on for every job).";
 
@@ -223,7 +232,12 @@ __attribute__((visibility("default"))) int slurm_spank_task_init(spank_t sp, int
   LaunchSettings s;
   s.socket = g_state.socket;
   s.request = task_request(sp, step);
-  s.force_gomp = g_state.gomp;
+  // The batch script's processes (the shell, the programs it runs) inherit its environment, and the script
+  // itself says nothing about which OpenMP runtime they load: LLVM's libomp goes first, so that a gcc
+  // program run directly from the script is managed too (libomp provides libgomp's GOMP_ entry points).
+  // A process that never enters OpenMP only pays for loading libomp (docs/performance.md, "Preloading
+  // libomp in a batch script").
+  s.force_gomp = g_state.gomp || (step == kBatchStep && !g_state.nogomp);
   s.malleable = g_state.malleable;
   s.fixed_team = g_state.fixed_team;
   s.job = "slurm:" + std::to_string(job);

@@ -176,7 +176,9 @@ class CoschedJobs(SlurmTestCase):
         # job's identity.
         got = env_lines(self.read(a_out))
         self.assertEqual(got["COSCHED_JOB"], f"slurm:{a}")
-        r = subprocess.run([RUN, "--socket", rm.socket, "--request", "2", "--malleable", "-v", "--", "/bin/true"],
+        # The batch step preloads libomp whatever its script runs: cosched-run's --gomp.
+        r = subprocess.run([RUN, "--socket", rm.socket, "--request", "2", "--malleable", "--gomp", "-v", "--",
+                            "/bin/true"],
                            capture_output=True, text=True, env={k: v for k, v in os.environ.items()
                                                                 if k not in ("LD_PRELOAD",) + LAUNCH_VARS})
         wanted = dict(m.groups() for m in re.finditer(r"^cosched-run: (\w+)=(.*)$", r.stderr, re.M))
@@ -188,6 +190,69 @@ class CoschedJobs(SlurmTestCase):
                                  capture_output=True, text=True, check=True).stdout.splitlines()
         self.assertTrue(history, "no accounting record for the Slurm job")
         self.assertTrue(any(d["jobs"] and any(j.get("slurm_job_id") == b for j in d["jobs"]) for d in rm.decisions()))
+
+    def test_a_gcc_program_run_by_the_batch_script_is_managed_and_confined(self):
+        # A gcc (libgomp) program started directly by the batch script, with plain --cosched: the batch step
+        # preloads libomp, so the program registers under the Slurm job and is confined to its share while
+        # another job runs. The script's other processes (a shell, python3 without OpenMP) are untouched.
+        rm = self.start_rm(policy="equip")
+        self.use_rm(rm)
+        gcc_probe = program("cpu_probe-gcc")
+        script = (f"/usr/bin/python3 -c 'print(6 * 7)'; {gcc_probe} --iterations 40 --work-ms 100 && "
+                  f"{gcc_probe} --iterations 3 --work-ms 50")
+        a, a_out, a_err = self.submit("gcc", script, "--cosched", "-c2")
+        b, _, _ = self.submit("other", self.probe(iterations=40), "--cosched", "-c2")
+        wait_for(lambda: set(self.slurm_jobs(rm)) == {a, b} or self.cluster.state(a) in ("COMPLETED", "FAILED"),
+                 timeout=60, what="both Slurm jobs in status")
+        self.assertEqual(set(self.slurm_jobs(rm)), {a, b}, f"job {a} is {self.cluster.state(a)}; status: "
+                         f"{rm.status()['jobs']}\nits output:\n{self.read(a_out)}{self.read(a_err)}")
+        jobs = wait_for(lambda: (lambda js: js if all(j["allocated"] == 1 for j in js.values()) else None)(
+            self.slurm_jobs(rm)), timeout=20, what="both jobs at 1 CPU")
+        gcc = jobs[a]
+        self.assertEqual(gcc["slurm_job_id"], a)
+        self.assertIn("cpu_probe-gcc", gcc["command"])
+        self.assertNotEqual(gcc["cpus"], jobs[b]["cpus"])
+        # Confined: every thread of the gcc program may run only on its CPU (the RM applies the grant right
+        # after publishing it), and its regions' threads ran there (from the second iteration after the
+        # grant, as above; plain --cosched keeps the team the program saw at its first omp_get_max_threads,
+        # so the team may stay 2 on the one CPU).
+        wait_for(lambda: set(cpus_allowed(gcc["pid"]).values()) == {frozenset(gcc["cpus"])}, timeout=5,
+                 what=f"the gcc program's threads confined to CPU {gcc['cpus']} ({cpus_allowed(gcc['pid'])})")
+        seen = len(probe_lines(self.read(a_out)))
+        wait_for(lambda: len(probe_lines(self.read(a_out))) >= seen + 3, timeout=30, what="three more iterations")
+        now = self.slurm_jobs(rm).get(b)
+        if now is not None and now["allocated"] == 1:  # the other job still runs
+            self.assertEqual(set(cpus_allowed(gcc["pid"]).values()), {frozenset(gcc["cpus"])})
+            self.assertEqual(set(probe_lines(self.read(a_out))[seen + 2][1]), set(gcc["cpus"]))
+        self.cluster.wait_state(a, ("COMPLETED", "FAILED"), timeout=120)
+        self.assertEqual(self.cluster.state(a), "COMPLETED", self.read(a_err))
+        out = self.read(a_out)
+        self.assertEqual(out.splitlines()[0], "42")
+        self.assertEqual(out.count("verified"), 2, out)
+        self.assertEqual(self.read(a_err), "", "the batch script's processes wrote to stderr")
+        # Two programs in turn: two arrivals, one Slurm job id.
+        def records():
+            r = subprocess.run([CTL, "--socket", rm.socket, "history", "--json", "--slurm-job", str(a)],
+                               capture_output=True, text=True, check=True)
+            return [json.loads(l) for l in r.stdout.splitlines()]
+        wait_for(lambda: len(records()) == 2, timeout=15, what="two records for the batch script's two programs")
+        self.assertEqual({r["slurm_job_id"] for r in records()}, {a})
+
+    def test_nogomp_leaves_a_gcc_program_of_the_batch_script_to_libgomp(self):
+        rm = self.start_rm(policy="equip")
+        self.use_rm(rm)
+        job, out, err = self.submit("nogomp", "echo LD_PRELOAD=$LD_PRELOAD; " +
+                                    f"{program('cpu_probe-gcc')} --iterations 15 --work-ms 60", "--cosched=nogomp", "-c2")
+        self.cluster.wait_state(job, ("RUNNING", "COMPLETED"), timeout=60)
+        while self.cluster.state(job) == "RUNNING":
+            self.assertEqual(rm.status()["jobs"], [], "a gcc program registered under --cosched=nogomp")
+            time.sleep(0.2)
+        self.assertEqual(self.cluster.state(job), "COMPLETED", self.read(err))
+        text = self.read(out)
+        self.assertNotIn("libomp", text.splitlines()[0])
+        self.assertIn("libcosched_wrap", text.splitlines()[0])  # the rest of --cosched is there
+        self.assertEqual({t for t, _ in probe_lines(text)}, {2}, "not libgomp's native team")
+        self.assertIn("verified", text)
 
     def test_the_ranks_of_an_srun_mpi_step_are_one_job(self):
         # srun inside an sbatch --cosched job: the option reaches the step, each rank gets cosched-run's
