@@ -11,8 +11,8 @@ makes mdrun bitwise reproducible for one thread count; `-ntomp 2` fixes it) and 
 The applications come from scripts/setup (`gromacs`, `graphicsmagick`); without one, its tests skip and say
 which package is missing.
 
-Until cosched-run reads the whole dependency closure (issue 30, the launcher part), it finds libgomp only in
-an executable's own DT_NEEDED: these tests pass `--gomp`, as a user would today.
+cosched-run finds libgomp in each program's dependency closure (libruntime/launcher/elf_closure.cpp) and
+preloads libomp by itself: the tests pass no `--gomp`.
 """
 import os
 import re
@@ -28,7 +28,6 @@ from harness import RmTestCase, program, wait_for
 # (load average 20 during a parallel build) mdrun's spinning barriers made a 2-second native run take over
 # two minutes. The results do not depend on it.
 APP_ENV = {"OMP_NUM_THREADS": "2", "OMP_WAIT_POLICY": "passive"}
-GOMP = ["--gomp"]  # see the docstring: the launcher finds libgomp in the executable's own entries only
 OTHER_JOB = ["--serial-fraction", "0", "--iterations", "6", "--work-ms", "25"]  # ~0.15 CPU-s
 NATIVE_ENV = {k: v for k, v in os.environ.items()
               if not k.startswith(("COSCHED_", "OMP_TOOL", "KMP_")) and k != "LD_PRELOAD"}
@@ -90,7 +89,7 @@ class PackagedApp(RmTestCase):
         """Runs argv under cosched-run with a `policy` RM on CPUs 0-1; a second job arrives once it is
         registered and leaves before it ends. Returns what status --json said about it, entry by entry."""
         rm = self.start_rm(policy=policy)
-        job = self.start_job(argv, rm, env=APP_ENV, launcher=GOMP)
+        job = self.start_job(argv, rm, env=APP_ENV, launcher=())
         seen, other_seen, shared = [], [], []
         other = None
         other_left_first = False
