@@ -78,6 +78,11 @@ json Daemon::job_json(const Job& j) const {
             {"contaminated_samples", j.progress.contaminated},
             {"phase", phase_name(j.progress.phase)},
             {"period", j.progress.period},
+            // Whether the SelfAnalyzer found an iterative structure: true once it has a period; false when
+            // it has none 1 s after arrival (one long region, or nothing that repeats: PDPA then counts the
+            // job as unmeasured, docs/policies.md); null before that. 1 s: PDPA's default
+            // unmeasured_after_s (our choice).
+            {"iterative", j.progress.period > 0 ? json(true) : now() - j.arrival >= 1.0 ? json(false) : json(nullptr)},
             // A process of a job of several (an MPI rank): the job id all its processes share, its rank and the
             // launcher's key; for a job of its own, job = id and rank/job_key are null.
             {"job", view_id(j)},
