@@ -5,7 +5,7 @@
 # Arguments: BUILD_DIR PLUGIN_DIR (Slurm's PluginDir, empty when no plugin was built) then the patterns
 # Depends must match, one per library (dpkg-shlibdeps names their Debian packages).
 set -euo pipefail
-build=$1
+build=$(realpath "$1")
 plugin_dir=$2
 shift 2
 out=$(mktemp -d /tmp/cosched-deb-XXXXXX)
