@@ -1,6 +1,6 @@
 // spank_cosched: a Slurm SPANK plugin that runs a job's tasks under the node's cosched-rm (docs/slurm.md).
 //
-//   plugstack.conf:  optional /usr/lib/slurm/spank_cosched.so socket=/run/cosched/rm.sock default=off
+//   plugstack.conf:  optional /usr/lib/x86_64-linux-gnu/slurm-wlm/spank_cosched.so socket=/run/cosched/rm.sock default=off
 //   srun/sbatch/salloc --cosched[=gomp,nogomp,malleable,fixed-team] | --no-cosched
 //
 // In each task of a --cosched job (slurm_spank_task_init, in the task, as the user, just before the exec)
@@ -140,13 +140,22 @@ std::string task_getenv(spank_t sp, const char* name, bool& present) {
   return present ? std::string(buf) : std::string();
 }
 
-// Our libraries: next to the installed plugin (<prefix>/lib/slurm/ → <prefix>/lib/), else the build tree.
+// Our libraries, found from where the plugin is installed: one directory up (`cmake --install` puts it in
+// <prefix>/<libdir>/slurm/), or, for the plugin the Debian package put in Slurm's own plugin directory
+// (/usr/lib/x86_64-linux-gnu/slurm-wlm/), the package's library directory; else the build tree.
 std::string find_ours(const char* file, const char* build_path) {
   Dl_info info{};
   if (::dladdr(reinterpret_cast<void*>(&parse_plugin_args), &info) != 0 && info.dli_fname != nullptr) {
     std::error_code ec;
-    fs::path installed = fs::path(info.dli_fname).parent_path().parent_path() / file;
+    const fs::path plugin_dir = fs::path(info.dli_fname).parent_path();
+    fs::path installed = plugin_dir.parent_path() / file;
     if (fs::exists(installed, ec)) return installed.string();
+    // equivalent(), not ==: Slurm opens the plugin by the path its configuration names, which may go
+    // through a link (/lib -> usr/lib).
+    if (fs::equivalent(plugin_dir, COSCHED_PACKAGE_PLUGIN_DIR, ec)) {
+      installed = fs::path(COSCHED_PACKAGE_LIB_DIR) / file;
+      if (fs::exists(installed, ec)) return installed.string();
+    }
   }
   return build_path;
 }
