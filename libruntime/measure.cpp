@@ -8,6 +8,7 @@
 #include "selfanalyzer/analyzer.hpp"
 #include "selfanalyzer/arena_report.hpp"
 #include "cpu_wait.hpp"
+#include "spin_control.hpp"
 #include "team_control.hpp"
 #include "tool_state.hpp"
 
@@ -132,6 +133,7 @@ inline void publish() noexcept {
   g_published_version = version;
   job.iterations.store(g_analyzer->iterations(), std::memory_order_relaxed);
   job.restart_reason.store(static_cast<std::uint32_t>(g_analyzer->last_restart()), std::memory_order_relaxed);
+  job.no_speedup.store(static_cast<std::uint32_t>(g_analyzer->no_speedup()), std::memory_order_relaxed);
   job.restarts.store(g_analyzer->restarts(), std::memory_order_relaxed);
   job.cpu_wait.store(g_analyzer->last_cpu_wait(), std::memory_order_relaxed);
   job.contaminated.store(g_analyzer->contaminated(), std::memory_order_relaxed);
@@ -191,6 +193,10 @@ int measure_wanted(int granted) noexcept {
 }
 
 void measure_region(std::uintptr_t region_id, int team, int granted) noexcept {
+  // Any thread that begins outermost regions, measured or not (and with COSCHED_MEASURE=0): its waiting
+  // threads yield while its team outnumbers the job's CPUs. measure_region_repeat needs no such call: it
+  // runs only for the grant and team of the previous region.
+  spin_follow(team > granted);
   if (!tl_thread.measuring) return;
   tl_thread.expected_team = team;
   g_granted_before = granted;

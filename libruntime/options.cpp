@@ -97,6 +97,9 @@ Options read_options() {
   }
   if (const char* m = std::getenv("COSCHED_MEASURE"); m != nullptr && std::strcmp(m, "0") == 0) o.measure = false;
   o.released_spin_s = sa::released_spin_s(std::getenv("KMP_BLOCKTIME"), std::getenv("OMP_WAIT_POLICY"));
+  if (const char* y = std::getenv("COSCHED_OVERSUBSCRIBED_YIELD"); y != nullptr && std::strcmp(y, "0") == 0) {
+    o.oversubscribed_yield = false;
+  }
   read_job_identity(o);
   return o;
 }

@@ -27,6 +27,8 @@ struct Options {
   bool measure = true;        // COSCHED_MEASURE=0: no SelfAnalyzer (team sizes only, no reports)
   // How long workers a team released keep spinning (KMP_BLOCKTIME, OMP_WAIT_POLICY; sa::released_spin_s).
   double released_spin_s = 0.2;
+  // COSCHED_OVERSUBSCRIBED_YIELD=0: leave libomp's blocktime alone in oversubscribed regions (spin_control.hpp).
+  bool oversubscribed_yield = true;
   // A job of several processes (an MPI job): its identity, shared by all its processes, and this process's
   // rank. COSCHED_JOB (cosched-run --job) wins; else Open MPI's job environment (PMIX_NAMESPACE, the same on
   // every node of one mpirun). Empty: a job of its own.

@@ -4,8 +4,13 @@
  * Used by the Slurm tests (tests/integration/test_slurm.py) to see, from inside a batch job, what cosched
  * gave it: "iter 3 team 1 cpus 0" per iteration, then "verified" when the parallel sums equal the serial
  * one (integer arithmetic: exact for any team size), else "FAILED" and exit status 1.
+ *
+ * --blocktime adds a line per iteration, "blocktime iter 3 team 2 allowed 1 ms 0": libomp's blocktime as the
+ * region's master reads it inside the region (kmp_get_blocktime, found at run time; -1 on a runtime without
+ * it) and how many CPUs the master may run on there (tests/integration/test_oversubscribed_yield.py).
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <omp.h>
 #include <sched.h>
 #include <stdio.h>
@@ -25,11 +30,13 @@ static unsigned long long term(long i) { return (unsigned long long)((i * 265443
 int main(int argc, char** argv) {
   int iterations = 20;
   double work_ms = 100;
+  int show_blocktime = 0;
   for (int i = 1; i < argc; ++i) {
-    if (strcmp(argv[i], "--iterations") == 0 && i + 1 < argc) iterations = atoi(argv[++i]);
+    if (strcmp(argv[i], "--blocktime") == 0) show_blocktime = 1;
+    else if (strcmp(argv[i], "--iterations") == 0 && i + 1 < argc) iterations = atoi(argv[++i]);
     else if (strcmp(argv[i], "--work-ms") == 0 && i + 1 < argc) work_ms = atof(argv[++i]);
     else {
-      fprintf(stderr, "usage: cpu_probe [--iterations N] [--work-ms W]\n");
+      fprintf(stderr, "usage: cpu_probe [--iterations N] [--work-ms W] [--blocktime]\n");
       return 2;
     }
   }
@@ -50,16 +57,28 @@ int main(int argc, char** argv) {
     }
     n *= 2;
   }
+  /* libomp's own entry point (libgomp has none): looked up, so that both builds link. */
+  int (*get_blocktime)(void) = NULL;
+  void* sym = dlsym(RTLD_DEFAULT, "kmp_get_blocktime");
+  memcpy(&get_blocktime, &sym, sizeof get_blocktime);
   unsigned long long parallel_total = 0;
   for (int it = 0; it < iterations; ++it) {
     unsigned long long sum = 0;
     int team = 0;
+    int blocktime = -1;
+    int allowed = 0;
     unsigned long long cpu_bits = 0; /* CPUs 0-63 the team's threads ran on */
 #pragma omp parallel reduction(+ : sum)
     {
 #pragma omp for schedule(static)
       for (long i = 0; i < n; ++i) sum += term(i + (long)it);
       int cpu = sched_getcpu();
+      if (omp_get_thread_num() == 0) {
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        if (sched_getaffinity(0, sizeof set, &set) == 0) allowed = CPU_COUNT(&set);
+        if (get_blocktime != NULL) blocktime = get_blocktime();
+      }
 #pragma omp critical
       {
         if (cpu >= 0 && cpu < 64) cpu_bits |= 1ULL << cpu;
@@ -72,6 +91,7 @@ int main(int argc, char** argv) {
       if (cpu_bits & (1ULL << c)) printf(" %d", c);
     }
     printf("\n");
+    if (show_blocktime) printf("blocktime iter %d team %d allowed %d ms %d\n", it, team, allowed, blocktime);
     fflush(stdout);
   }
   unsigned long long serial_total = 0;

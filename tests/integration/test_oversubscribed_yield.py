@@ -1,0 +1,65 @@
+#!/usr/bin/python3
+"""Oversubscribed regions must not burn CPUs (libruntime/spin_control.hpp): while a job's region runs more
+threads than the job has CPUs, libomp's blocktime is 0 for it (waiting threads sleep at once), and the value
+in effect before (here KMP_BLOCKTIME=50) comes back as soon as the team fits its CPUs again. The program
+reads the blocktime itself, inside each region (cpu_probe --blocktime), under Equipartition on 2 CPUs: alone
+(team 2 on 2 CPUs), then next to a second job (team 2 on 1 CPU: a fixed team cannot follow), then alone
+again."""
+import re
+import unittest
+
+from harness import RmTestCase, program, wait_for
+
+LINE = re.compile(r"blocktime iter (\d+) team (\d+) allowed (\d+) ms (-?\d+)$")
+
+
+def readings(job):
+    """[(team, allowed CPUs, blocktime ms)] per iteration, in order."""
+    out = []
+    for line in job.lines():
+        m = LINE.match(line)
+        if m:
+            out.append((int(m.group(2)), int(m.group(3)), int(m.group(4))))
+    return out
+
+
+class OversubscribedYield(RmTestCase):
+    def run_probe_alone_crowded_alone(self, env):
+        rm = self.start_rm(policy="equip", quantum_ms=100)
+        probe = self.start_job([program("cpu_probe-clang"), "--blocktime", "--iterations", "300", "--work-ms", "30"],
+                               rm, request=2, launcher=["--fixed-team"],
+                               env=dict({"OMP_NUM_THREADS": "2", "KMP_BLOCKTIME": "50"}, **env))
+        wait_for(lambda: len(readings(probe)) >= 8, timeout=30, what="the probe's first iterations alone")
+        other = self.start_job([program("amdahl-clang"), "--serial-fraction", "0", "--iterations", "100000",
+                                "--work-ms", "30", "--quiet"], rm, request=2)
+        wait_for(lambda: sum(1 for _, allowed, _ in readings(probe) if allowed == 1) >= 8, timeout=30,
+                 what="the probe's iterations on 1 CPU next to the second job")
+        other.kill()
+        self.assertEqual(probe.wait(timeout=120), 0, probe.stderr())
+        self.assertIn("verified", probe.lines())
+        seen = readings(probe)
+        print("(team, allowed, blocktime):", seen)
+        self.assertTrue(all(team == 2 for team, _, _ in seen), "the fixed team stays 2")
+        crowded = [i for i, (_, allowed, _) in enumerate(seen) if allowed == 1]
+        self.assertGreaterEqual(len(crowded), 4, "the probe shared the CPUs with the second job")
+        self.assertTrue(any(allowed == 2 for _, allowed, _ in seen[crowded[-1] + 1:]), "and got both back after")
+        # The grant the tool acted on at a region's start and the CPUs the master reads inside it may differ in
+        # the one region during which the RM moved the job: only regions whose neighbours saw the same CPUs count.
+        steady = [seen[i] for i in range(1, len(seen) - 1) if seen[i - 1][1] == seen[i][1] == seen[i + 1][1]]
+        return steady
+
+    def test_blocktime_is_zero_while_oversubscribed_and_the_users_value_after(self):
+        steady = self.run_probe_alone_crowded_alone({})
+        over = [ms for team, allowed, ms in steady if team > allowed]
+        fits = [ms for team, allowed, ms in steady if team <= allowed]
+        self.assertTrue(over and fits, steady)
+        self.assertEqual(set(over), {0}, "blocktime inside regions of 2 threads on 1 CPU")
+        self.assertEqual(set(fits), {50}, "blocktime inside regions of 2 threads on 2 CPUs (KMP_BLOCKTIME=50)")
+
+    def test_switch_off_leaves_the_blocktime_alone(self):
+        steady = self.run_probe_alone_crowded_alone({"COSCHED_OVERSUBSCRIBED_YIELD": "0"})
+        self.assertEqual({ms for _, _, ms in steady}, {50}, steady)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
