@@ -54,10 +54,10 @@ bool is_libcosched(const std::string& name) {
   return ours;
 }
 
-// The client's own ompt_start_tool: dlsym on a handle also searches the library's dependencies, where
-// libomp's weak ompt_start_tool would be found in a library that has none.
-StartTool own_start_tool(void* handle) {
-  void* sym = dlsym(handle, "ompt_start_tool");
+// `name` as the library itself defines it: dlsym on a handle also searches the library's dependencies,
+// where libomp's weak ompt_start_tool would be found in a library that has none.
+void* own_symbol(void* handle, const char* name) {
+  void* sym = dlsym(handle, name);
   if (sym == nullptr) return nullptr;
   Dl_info info{};
   void* sym_lm = nullptr;
@@ -66,6 +66,11 @@ StartTool own_start_tool(void* handle) {
       sym_lm != lib_lm) {
     return nullptr;
   }
+  return sym;
+}
+
+StartTool own_start_tool(void* handle) {
+  void* sym = own_symbol(handle, "ompt_start_tool");
   StartTool fn = nullptr;
   std::memcpy(&fn, &sym, sizeof fn);
   return fn;
@@ -152,6 +157,12 @@ bool client_start(unsigned int omp_version, const char* runtime_version) {
     if (h == nullptr) {
       const char* err = dlerror();
       not_chained(name, err != nullptr ? err : "dlopen failed");
+      continue;
+    }
+    // Another copy of libcosched (an installed one behind a build tree's, say) would register the job
+    // with the RM a second time and steer the same teams.
+    if (own_symbol(h, "cosched_team_interposed") != nullptr) {
+      not_chained(name, "it is another copy of libcosched");
       continue;
     }
     StartTool start = own_start_tool(h);

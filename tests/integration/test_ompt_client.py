@@ -11,10 +11,11 @@ that are not there."""
 import json
 import os
 import re
+import shutil
 import subprocess
 import unittest
 
-from harness import BIN, CTL, RUN, RmTestCase, program, wait_for
+from harness import BIN, BUILD, RUN, RmTestCase, program, wait_for
 
 COUNTER = os.path.join(BIN, "libompt_region_counter.so")
 ARCHER = "/usr/lib/llvm-14/lib/libarcher.so"
@@ -123,6 +124,14 @@ class ClientTool(RmTestCase):
         self.assertIn("libm.so.6", lines[1])
         self.assertIn("has no ompt_start_tool", lines[1])
         self.assert_complete(counter_report(stderr), ITERATIONS * REGIONS)
+        # Another copy of libcosched would register the job twice.
+        copy = os.path.join(rm.dir, "libcosched-copy.so")
+        shutil.copy(os.path.join(BUILD, "libruntime/libcosched.so"), copy)
+        stderr, _ = self.run_managed(rm, amdahl, {"OMP_TOOL_LIBRARIES": copy})
+        lines = [line for line in stderr.splitlines() if NOT_CHAINED in line]
+        self.assertEqual(len(lines), 1, stderr)
+        self.assertIn("another copy of libcosched", lines[0])
+        self.assertEqual(len(re.findall(r"cosched: job \d+: \d+ regions", stderr)), 1, stderr)
         # A tool that declines to start.
         stderr, _ = self.run_managed(rm, amdahl, {"OMP_TOOL_LIBRARIES": COUNTER, "REGION_COUNTER_DECLINE": "1"})
         lines = [line for line in stderr.splitlines() if NOT_CHAINED in line]
