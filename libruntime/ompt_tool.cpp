@@ -38,7 +38,9 @@ __attribute__((noinline)) void begin_region(std::uintptr_t region_id, int grante
   measure_region(region_id, team, granted);
 }
 
-void on_parallel_begin(ompt_data_t* /*encountering_task*/, const ompt_frame_t* /*frame*/,
+// noinline (this and the other two callbacks): the chained functions call them, and gcc would otherwise
+// split them for partial inlining there, which puts a jump in front of the hot path that libomp calls.
+__attribute__((noinline)) void on_parallel_begin(ompt_data_t* /*encountering_task*/, const ompt_frame_t* /*frame*/,
                        ompt_data_t* /*parallel_data*/, unsigned int /*requested*/, int /*flags*/,
                        const void* codeptr_ra) {
   if (tl_depth != 0) return;  // nested regions keep what the outer team decided
@@ -50,7 +52,7 @@ void on_parallel_begin(ompt_data_t* /*encountering_task*/, const ompt_frame_t* /
 
 // Every member of a team enters and leaves its implicit task here (the nesting depth above); the master of a
 // team that just formed learns its real size (rule 5: measure the team that ran).
-void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t* /*parallel_data*/, ompt_data_t* /*task_data*/,
+__attribute__((noinline)) void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t* /*parallel_data*/, ompt_data_t* /*task_data*/,
                       unsigned int actual_parallelism, unsigned int index, int flags) {
   if ((flags & ompt_task_initial) != 0) return;
   if (endpoint != ompt_scope_begin) {
@@ -60,7 +62,7 @@ void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t* /*parallel_da
   if (++tl_depth == 1 && index == 0) measure_team_formed(static_cast<int>(actual_parallelism));
 }
 
-void on_thread_begin(ompt_thread_t type, ompt_data_t* /*thread_data*/) {
+__attribute__((noinline)) void on_thread_begin(ompt_thread_t type, ompt_data_t* /*thread_data*/) {
   // libomp resets the affinity of threads it creates; under the affinity backend the job applies the RM's
   // mask itself (one syscall per new thread, not per region).
   if (type == ompt_thread_worker) {
