@@ -25,6 +25,33 @@ bool file_exists(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0;
 }
 
+// libomp starts one OMPT tool, the first in OMP_TOOL_LIBRARIES that accepts. libcosched takes that place
+// and starts the user's tools itself as its clients (libruntime/ompt_client.hpp), from
+// COSCHED_CLIENT_TOOL_LIBRARIES; a program that links libcosched keeps OMP_TOOL_LIBRARIES, which libcosched
+// then reads itself.
+void plan_tool_libraries(LaunchPlan& plan, const LibraryPaths& libs, const GetEnv& getenv) {
+  bool user_set = false;
+  bool client_set = false;
+  const std::string user = getenv("OMP_TOOL_LIBRARIES", user_set);
+  const std::string client = getenv("COSCHED_CLIENT_TOOL_LIBRARIES", client_set);
+  if (plan.relinked) {
+    plan.client_tools = client_set ? client : user;
+    return;
+  }
+  const bool user_tools = !user.empty() && user != libs.libcosched;  // not a cosched-run inside cosched-run
+  if (client_set) {
+    plan.client_tools = client;
+    if (user_tools && user != client) {
+      plan.warnings.push_back("OMP_TOOL_LIBRARIES=" + user + " is not loaded: COSCHED_CLIENT_TOOL_LIBRARIES=" + client +
+                              " names the OMPT tools libcosched starts instead");
+    }
+  } else if (user_tools) {
+    plan.client_tools = user;
+    plan.env.push_back({"COSCHED_CLIENT_TOOL_LIBRARIES", user});
+  }
+  plan.env.push_back({"OMP_TOOL_LIBRARIES", libs.libcosched});
+}
+
 }  // namespace
 
 int check_program(const std::string& path, std::string& why) {
@@ -98,7 +125,7 @@ LaunchPlan plan_launch(const std::string& program, const LaunchSettings& s, cons
   if (!s.job.empty()) set("COSCHED_JOB", s.job);
   if (s.rank >= 0) set("COSCHED_RANK", std::to_string(s.rank));
   if (s.local_ranks > 0) set("COSCHED_LOCAL_RANKS", std::to_string(s.local_ranks));
-  if (!plan.relinked) set("OMP_TOOL_LIBRARIES", libs.libcosched);
+  plan_tool_libraries(plan, libs, getenv);
   set("OMP_TOOL", "enabled");
   // libomp's default affinity handling probes the topology by binding its first thread to every CPU of the
   // mask it saw at start-up, aborting on EINVAL, and later resets each new thread to that mask. Both race

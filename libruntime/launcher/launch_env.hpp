@@ -44,6 +44,7 @@ struct LaunchPlan {
   bool threadprivate = false;
   std::string wrap;            // the wrapper library preloaded, empty if none
   std::string mpi_lib;         // the PMPI wrappers preloaded, empty if none
+  std::string client_tools;    // the user's OMPT tools, started by libcosched as its clients; empty if none
   std::string elf_note;        // why the program was not read as an ELF file (a script, say); empty if it was
   bool native = false;         // it loads an OpenMP runtime cosched cannot steer: no environment change at all
   std::vector<std::string> notes;     // for -v: the OpenMP runtime found in the program's libraries, and how

@@ -143,6 +143,10 @@ int main(int argc, char** argv) {
                  plan.gomp ? "libgomp → libomp" : "libomp", plan.relinked ? ", relinked" : "",
                  plan.threadprivate ? ", threadprivate" : "", socket.c_str(), libs.libcosched.c_str(),
                  plan.wrap.empty() ? "" : " wrappers=", plan.wrap.c_str());
+    if (!plan.client_tools.empty()) {
+      std::fprintf(stderr, "cosched-run: OMPT tools started by libcosched as its clients: %s\n",
+                   plan.client_tools.c_str());
+    }
     if (!plan.mpi_lib.empty()) std::fprintf(stderr, "cosched-run: MPI program: %s\n", plan.mpi_lib.c_str());
     for (const auto& e : plan.env) std::fprintf(stderr, "cosched-run: %s=%s\n", e.name.c_str(), e.value.c_str());
   }

@@ -453,5 +453,22 @@ class QsubmitOnSlurm(SlurmTestCase):
         self.assertEqual(self.cluster.run(["squeue", "-h", "-t", "all", "-o", "%i"]).stdout.split(), before)
 
 
+class ClientToolOnSlurm(SlurmTestCase):
+    def test_the_jobs_own_ompt_tool_runs_chained_behind_libcosched(self):
+        # The user's profiler in the job's environment: the plugin moves it to COSCHED_CLIENT_TOOL_LIBRARIES, as
+        # cosched-run does (the same launch_env code), and libcosched starts it. It sees every region the
+        # program ran (worked out by hand: 150 iterations x 3 regions) while the RM manages the job.
+        counter = os.path.join(BIN, "libompt_region_counter.so")
+        rm = self.start_rm(policy="equip")
+        self.use_rm(rm)
+        amdahl = f"{program('amdahl-clang')} --iterations 150 --regions 3 --work-ms 20 --units-per-ms 3000 --quiet"
+        job, out, err = self.submit("client", amdahl, "--cosched", "-c2", f"--export=ALL,OMP_TOOL_LIBRARIES={counter}")
+        wait_for(lambda: job in self.slurm_jobs(rm), timeout=60, what="the Slurm job in status")
+        self.cluster.wait_state(job, ("COMPLETED", "FAILED"), timeout=120)
+        self.assertEqual(self.cluster.state(job), "COMPLETED", self.read(err))
+        self.assertIn("region-counter: parallel_begin 450 parallel_end 450 ", self.read(err))
+        self.assertNotIn("is not chained", self.read(err))
+
+
 if __name__ == "__main__":
     unittest.main()
