@@ -99,18 +99,16 @@ class SpeedupOfUnmodifiedBinaries(RmTestCase):
 
 
 class AmdahlNormalisation(RmTestCase):
-    """The Amdahl normalisation end to end (PDPA paper §3.1; docs/selfanalyzer.md): measurements at 2 CPUs, then
-    at 1 CPU, and the parallel fraction f fitted through both points, T(p) = T1((1 - f) + f/p), against the
-    fraction the machine delivers natively, f = 2(1 - 1/S(2)), measured side by side. The RM asks for a 2-CPU
-    baseline; on an allocation of 2 it runs at half of it (a baseline at the allocation itself would be the
-    point it judges), so the 1-CPU reports are fitted against the 2-CPU point of the history."""
+    """The Amdahl normalisation end to end (PDPA paper §3.1; docs/selfanalyzer.md): a 2-CPU baseline, then
+    measurements at 1 CPU, and the parallel fraction f fitted through both points, T(p) = T1((1 - f) + f/p),
+    against the fraction the machine delivers natively, f = 2(1 - 1/S(2)), measured side by side."""
 
     def fit(self, serial):
         rm = self.start_rm("--baseline", "always", "--baseline-cpus", "2", policy="equip")
         job = self.start_job([program("amdahl-clang"), "--serial-fraction", str(serial)] + WORK, rm, request=2,
                              launcher=MALLEABLE)
         wait_for(lambda: (rm.job(job.pid) or {}).get("measured_cpus") == 2, timeout=60, interval=0.1,
-                 what="a report at 2 CPUs")
+                 what="a report at the 2-CPU baseline size")
         # A neighbour that takes a CPU under Equipartition but hardly uses it (1 ms of work, then 50 ms asleep):
         # the job goes to 1 CPU while the CPU wait it sees stays what it was at the baseline.
         neighbour = self.start_job([program("amdahl-clang"), "--iterations", "100000", "--work-ms", "1",
