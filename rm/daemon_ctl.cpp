@@ -74,9 +74,6 @@ json Daemon::job_json(const Job& j) const {
             {"team_mismatches", j.progress.team_mismatches},
             {"measurement_restarts", j.progress.restarts},
             {"restart_reason", proto::measure_restart_name(j.progress.restart_reason)},
-            // Why the job published no speedup (null: it did, or has nothing to compare yet).
-            {"no_speedup", j.progress.no_speedup == proto::NoSpeedup::none
-                               ? json(nullptr) : json(proto::no_speedup_name(j.progress.no_speedup))},
             {"cpu_wait", j.progress.cpu_wait >= 0 ? json(j.progress.cpu_wait) : json(nullptr)},
             {"contaminated_samples", j.progress.contaminated},
             {"phase", phase_name(j.progress.phase)},

@@ -37,7 +37,7 @@ struct Report {
   double iteration_s = 0;        // median iteration time at `cpus`
   double baseline_s = 0;         // median iteration time at `baseline_team`
   double spread = 0;             // max(relative spread at cpus, at baseline); 0 = exact
-  double amdahl_f = -1;          // parallel fraction behind the normalisation; -1 = unknown (1-CPU reference)
+  double amdahl_f = -1;          // parallel fraction behind the normalisation; -1 = unknown (assumed 1)
   std::int32_t cpus = 0;         // team size of iteration_s (P)
   std::int32_t period = 0;       // regions per iteration (DPD period, or counted with the explicit API)
   std::int32_t samples = 0;      // iterations behind iteration_s
@@ -120,12 +120,9 @@ class Analyzer {
   void quiet_after(std::uint64_t t_ns) noexcept { quiet_until_ns_ = std::max(quiet_until_ns_, t_ns); }
 
   // Caller: parallel_begin, before on_region. The team size to use given the RM's allocation `granted`:
-  // during the baseline phase baseline_cpus, or half the allocation when that is not below it (a baseline
-  // at the allocation itself would be the very point it is to judge: docs/selfanalyzer.md, "A speedup is a
-  // measurement"); `granted` otherwise. The runtime may still raise it to the job's team floor. O(1).
+  // min(baseline_cpus, granted) during the baseline phase, `granted` otherwise. O(1).
   [[nodiscard]] int team_for(int granted) const noexcept {
-    if (phase_ != Phase::baseline) return granted;
-    return granted > baseline_cpus_ ? baseline_cpus_ : std::max(1, granted / 2);
+    return phase_ == Phase::baseline && granted > baseline_cpus_ ? baseline_cpus_ : granted;
   }
 
   // Caller: the runtime with RmBlock::baseline_cpus (0 = back to Config::baseline_cpus). Takes effect at
@@ -169,10 +166,6 @@ class Analyzer {
   // like with like").
   [[nodiscard]] std::uint32_t restarts() const noexcept { return restarts_; }
   [[nodiscard]] proto::MeasureRestart last_restart() const noexcept { return last_restart_; }
-  // Why the latest window at P gave no report although it was due (none: it gave one, or nothing was due
-  // since the measurement started over). Moves progress_version(). docs/selfanalyzer.md, "A speedup is a
-  // measurement".
-  [[nodiscard]] proto::NoSpeedup no_speedup() const noexcept { return no_speedup_; }
 
  private:
   void on_region_at(std::uint64_t region_id, int team, ClockFn now, std::uint64_t t_ns) noexcept;
@@ -195,13 +188,6 @@ class Analyzer {
   void record_sample(int team, double seconds, std::uint64_t t_ns) noexcept;
   void finish_baseline(int team) noexcept;
   void publish(std::uint64_t t_ns) noexcept;
-  void set_no_speedup(proto::NoSpeedup why) noexcept {
-    if (why != no_speedup_) ++progress_version_;
-    no_speedup_ = why;
-  }
-  [[nodiscard]] bool loads_differ(double a, double b) const noexcept {
-    return a >= 0 && b >= 0 && std::fabs(a - b) > cfg_.max_wait_fraction;
-  }
 
   Config cfg_;
   int baseline_cpus_;
@@ -259,7 +245,6 @@ class Analyzer {
   int clean_team_ = 0;
   std::uint32_t restarts_ = 0;
   proto::MeasureRestart last_restart_ = proto::MeasureRestart::none;
-  proto::NoSpeedup no_speedup_ = proto::NoSpeedup::none;
 };
 
 }  // namespace cosched::sa

@@ -81,46 +81,6 @@ class MeasurementUnderOutsideLoad(RmTestCase):
         self.assertTrue(why, "why lists the serial job's decisions")
 
 
-class SpeedupIsAMeasurement(RmTestCase):
-    """A job that does not scale (its master works in serial code while its other thread waits: true speedup
-    1, efficiency 0.5 at 2 CPUs), not declared malleable, under PDPA on 2 CPUs. Its team floor is 2, so
-    alone its baseline is its whole allocation: nothing below it was measured, and it reported speedup 2.00,
-    efficiency 1.00 (issue 29). Now: no speedup, and status says why. Once a neighbour takes one CPU, its team
-    of 2 runs on 1 CPU, a real lower point: every report from then on must be its true efficiency."""
-
-    def test_job_that_does_not_scale_is_reported_at_its_true_efficiency_or_not_at_all(self):
-        rm = self.start_rm(policy="pdpa", quantum_ms=100)
-        flat = self.start_job([program("amdahl-gcc"), "--serial-fraction", "1.0"] + WORK, rm, request=2,
-                              env={"OMP_NUM_THREADS": "2"})
-        readings = []
-
-        def watch(until):
-            while time.monotonic() < until:
-                j = rm.job(flat.pid)
-                if j and j["efficiency"] is not None:
-                    readings.append((j["reports"], j["measured_cpus"], j["efficiency"]))
-                time.sleep(0.2)
-            return rm.job(flat.pid)
-
-        alone = wait_for(lambda: (rm.job(flat.pid) or {}).get("no_speedup"), timeout=20,
-                         what="the lone job's reason for reporting no speedup")
-        self.assertEqual(alone, "no_lower_point")
-        j = watch(time.monotonic() + 2)
-        self.assertIsNone(j["speedup"], j)
-        self.assertEqual(j["no_speedup"], "no_lower_point")
-        neighbour = self.start_job([program("amdahl-clang"), "--serial-fraction", "0", "--iterations", "150",
-                                    "--work-ms", "20", "--quiet"], rm, request=2, launcher=["--malleable"])
-        watch(time.monotonic() + 14)
-        neighbour.kill()
-        watch(time.monotonic() + 6)
-        print("flat job (reports, cpus, efficiency):", sorted(set(readings)))
-        for _, cpus, eff in set(readings):
-            true = 1.0 / cpus
-            self.assertLessEqual(abs(eff - true), 0.1, f"efficiency {eff:.2f} at {cpus} CPUs, true {true:.2f}")
-            if cpus >= 2:
-                self.assertLessEqual(eff, 0.7, "never reported as scalable")
-
-
 _ids = {}
 
 
