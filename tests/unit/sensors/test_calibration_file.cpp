@@ -18,6 +18,9 @@ TEST(Calibration, ContentionFromThePairsSlowdown) {
   // No slowdown at all (a pair faster than alone): no k either.
   EXPECT_FALSE(contention_from(30e9, 40e9, 31e9));
   EXPECT_FALSE(contention_from(0, 40e9, 31e9));
+  // A slowdown within noise: b = 15.6, B = 28.6, pair 15.59 GB/s each: s = 1.00064, excess 0.0909,
+  // k = 0.0070 < 0.01, the least cosched-rm accepts: no k.
+  EXPECT_FALSE(contention_from(15.6e9, 28.6e9, 15.59e9));
 }
 
 TEST(Calibration, ReadsWhatItWrites) {
