@@ -249,7 +249,10 @@ class ResourceManager:
         wait_for(lambda: os.path.exists(self.socket) or self.proc.poll() is not None, timeout=start_timeout,
                  what="the RM socket")
         if self.proc.poll() is not None:
-            raise AssertionError(f"cosched-rm exited at start: {self.messages_text()}")
+            text = self.messages_text()
+            self._err.close()
+            self.remove_files()  # no test will stop an RM that never started: leave nothing behind
+            raise AssertionError(f"cosched-rm exited at start: {text}")
 
     def ctl(self, *args, check=True):
         r = subprocess.run([CTL, "--socket", self.socket] + list(args), capture_output=True, text=True, timeout=20)
