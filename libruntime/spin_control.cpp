@@ -1,4 +1,5 @@
 #include "spin_control.hpp"
+#include "runtime_symbol.hpp"
 
 #include <dlfcn.h>
 
@@ -21,14 +22,6 @@ struct SpinState {
   int saved;     // the value to restore (milliseconds)
 };
 __attribute__((tls_model("initial-exec"))) thread_local SpinState tl_spin = {false, 0};
-
-template <typename Fn>
-Fn runtime_symbol(void* handle, const char* name) {
-  void* p = handle != nullptr ? dlsym(handle, name) : nullptr;
-  Fn f = nullptr;
-  std::memcpy(&f, &p, sizeof f);
-  return f;
-}
 
 }  // namespace
 

@@ -12,6 +12,7 @@
 #include "measure.hpp"
 #include "spin_control.hpp"
 #include "tool_state.hpp"
+#include "runtime_symbol.hpp"
 
 #pragma weak omp_get_level
 
@@ -132,14 +133,6 @@ void ensure_started() {
 
 // The team a malleable job's next region would get: what a read returns (and then latches).
 int malleable_choice() { return measure_wanted_peek(granted_team()); }
-
-template <typename Fn>
-Fn runtime_symbol(void* handle, const char* name) {
-  void* p = handle != nullptr ? dlsym(handle, name) : nullptr;
-  Fn f = nullptr;
-  std::memcpy(&f, &p, sizeof f);
-  return f;
-}
 
 }  // namespace
 
