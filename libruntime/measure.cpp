@@ -133,6 +133,9 @@ inline void publish() noexcept {
   g_published_version = version;
   job.iterations.store(g_analyzer->iterations(), std::memory_order_relaxed);
   job.restart_reason.store(static_cast<std::uint32_t>(g_analyzer->last_restart()), std::memory_order_relaxed);
+  job.no_speedup.store(static_cast<std::uint32_t>(g_analyzer->no_speedup()), std::memory_order_relaxed);
+  job.unreported_cpus.store(g_analyzer->unreported_cpus(), std::memory_order_relaxed);
+  job.unreported_s.store(g_analyzer->unreported_s(), std::memory_order_relaxed);
   job.restarts.store(g_analyzer->restarts(), std::memory_order_relaxed);
   job.cpu_wait.store(g_analyzer->last_cpu_wait(), std::memory_order_relaxed);
   job.contaminated.store(g_analyzer->contaminated(), std::memory_order_relaxed);

@@ -129,6 +129,16 @@ ArenaProgress ArenaHost::read_progress() const {
   p.contaminated = j.contaminated.load(std::memory_order_relaxed);
   const auto why = j.restart_reason.load(std::memory_order_relaxed);
   p.restart_reason = why <= proto::kMeasureRestartMax ? static_cast<proto::MeasureRestart>(why) : proto::MeasureRestart::none;
+  const auto no = j.no_speedup.load(std::memory_order_relaxed);
+  p.no_speedup = no <= proto::kNoSpeedupMax ? static_cast<proto::NoSpeedup>(no) : proto::NoSpeedup::none;
+  // A job may write anything: shown only as a finite, positive time at a team the machine can hold.
+  const double unreported = j.unreported_s.load(std::memory_order_relaxed);
+  const int unreported_cpus = j.unreported_cpus.load(std::memory_order_relaxed);
+  if (p.no_speedup != proto::NoSpeedup::none && std::isfinite(unreported) && unreported > 0 &&
+      unreported < 1e9 && unreported_cpus >= 1 && unreported_cpus <= proto::kMaxCpus) {
+    p.unreported_s = unreported;
+    p.unreported_cpus = unreported_cpus;
+  }
   p.period = std::clamp(j.period.load(std::memory_order_relaxed), 0, 1 << 20);
   auto ph = j.phase.load(std::memory_order_relaxed);
   p.phase = ph <= static_cast<std::uint32_t>(proto::Phase::measuring) ? static_cast<proto::Phase>(ph) : proto::Phase::none;

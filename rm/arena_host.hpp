@@ -27,6 +27,9 @@ struct ArenaProgress {
   std::uint64_t team_mismatches = 0;  // regions whose formed team differed from the one libcosched chose
   std::uint32_t restarts = 0;         // times the SelfAnalyzer started its measurement over
   proto::MeasureRestart restart_reason = proto::MeasureRestart::none;
+  proto::NoSpeedup no_speedup = proto::NoSpeedup::none;  // why the job published no speedup
+  double unreported_s = 0;   // the iteration time of the window that gave no report (0: none, or invalid)
+  int unreported_cpus = 0;   // and its team
   double cpu_wait = -1;               // share of thread time spent waiting for a CPU in the last sample
   std::uint64_t contaminated = 0;     // samples the job discarded for outside load
   int period = 0;

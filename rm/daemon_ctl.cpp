@@ -74,6 +74,9 @@ json Daemon::job_json(const Job& j) const {
             {"team_mismatches", j.progress.team_mismatches},
             {"measurement_restarts", j.progress.restarts},
             {"restart_reason", proto::measure_restart_name(j.progress.restart_reason)},
+            // Why the job published no speedup (null: it did, or has nothing to compare yet).
+            {"no_speedup", j.progress.no_speedup == proto::NoSpeedup::none
+                               ? json(nullptr) : json(proto::no_speedup_name(j.progress.no_speedup))},
             {"cpu_wait", j.progress.cpu_wait >= 0 ? json(j.progress.cpu_wait) : json(nullptr)},
             {"contaminated_samples", j.progress.contaminated},
             {"phase", phase_name(j.progress.phase)},
@@ -109,6 +112,12 @@ json Daemon::job_json(const Job& j) const {
   o["samples"] = measured(j.perf.samples);
   o["reports"] = measured(j.perf.seq);
   o["amdahl_f"] = m && j.perf.amdahl_f >= 0 ? json(j.perf.amdahl_f) : json(nullptr);
+  // While the job reports no speedup (no_speedup), its latest window's iteration time is still a
+  // measurement: shown with its team next to the last report's fields, which stay one consistent report
+  // (docs/selfanalyzer.md, "A speedup is a measurement"). Null when the job reports.
+  const bool u = j.progress.unreported_s > 0;
+  o["unreported_iteration_s"] = u ? json(j.progress.unreported_s) : json(nullptr);
+  o["unreported_cpus"] = u ? json(j.progress.unreported_cpus) : json(nullptr);
   o["bandwidth"] = sensors_.job_json(j.id);
   // The latest progress-rate sample (rm/sensors/rates.hpp), null until the first.
   if (j.rate.valid()) {

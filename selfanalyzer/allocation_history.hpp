@@ -13,6 +13,7 @@ struct AllocationPoint {
   int cpus = 0;
   double median_s = 0;
   int samples = 0;
+  double load = -1;  // outside-load level (CPU wait share) of its samples; -1 unknown
 };
 
 class AllocationHistory {
@@ -23,12 +24,12 @@ class AllocationHistory {
 
   // Records the latest median at `cpus`, moving that team size to the front (replacing its older
   // entry); the least recent team size falls off when full.
-  void record(int cpus, double median_s, int samples) noexcept {
+  void record(int cpus, double median_s, int samples, double load = -1) noexcept {
     int at = 0;
     while (at < size_ && points_[at].cpus != cpus) ++at;
     if (at == size_) at = size_ < capacity_ ? size_++ : size_ - 1;
     std::move_backward(points_, points_ + at, points_ + at + 1);
-    points_[0] = AllocationPoint{cpus, median_s, samples};
+    points_[0] = AllocationPoint{cpus, median_s, samples, load};
   }
 
   // The most recent point measured at a team size other than `cpus`, or nullptr.

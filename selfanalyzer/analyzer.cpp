@@ -130,6 +130,7 @@ void Analyzer::restart_measurement(proto::MeasureRestart why) noexcept {
   baseline_spread_ = 0;
   baseline_team_ = 0;
   last_fitted_f_ = std::nan("");
+  set_no_speedup(proto::NoSpeedup::none);
   change_.reset_times();
 }
 
@@ -269,8 +270,8 @@ void Analyzer::finish_baseline(int team) noexcept {
 // 1 + the superlinearity margin: such a ratio compares unlike work. Either way the measurement starts
 // over (a fresh baseline) and nothing is reported.
 bool Analyzer::unlike_work(int cpus, double time_s, double efficiency, std::uint64_t t_ns) noexcept {
-  if (has_baseline_ && baseline_load_ >= 0 && window_load_ >= 0 &&
-      std::fabs(window_load_ - baseline_load_) > cfg_.max_wait_fraction) {
+  if (has_baseline_ && loads_differ(window_load_, baseline_load_)) {
+    set_no_speedup(proto::NoSpeedup::load_differs, time_s, cpus);
     // The baseline saw another outside load: never compared. Measured again only once the windows have
     // disagreed with it for Config::load_hold_s without a break: a transient (a neighbour starting) passes
     // and the old level returns first. The clock runs from the first disagreeing window's level, not the
@@ -302,21 +303,33 @@ bool Analyzer::unlike_work(int cpus, double time_s, double efficiency, std::uint
 void Analyzer::publish(std::uint64_t t_ns) noexcept {
   const int cpus = window_team_;
   const double time_s = window_.median();
-  history_.record(cpus, time_s, window_.size());
+  history_.record(cpus, time_s, window_.size(), window_load_);
 
   // Which two points (docs/selfanalyzer.md): the baseline, measured for this purpose at the fewest
-  // CPUs, unless P is the baseline size; then the most recent other team size the job ran at.
+  // CPUs, unless P is the baseline size; then the most recent other team size the job ran at, if it ran
+  // under the same outside load as the window (the baseline's load is checked in unlike_work).
   int ref_cpus = baseline_team_;
   double ref_s = baseline_s_;
   if (!has_baseline_ || cpus == baseline_team_) {
     if (const AllocationPoint* other = history_.latest_other_than(cpus)) {
+      if (loads_differ(other->load, window_load_)) {
+        set_no_speedup(proto::NoSpeedup::load_differs, time_s, cpus);
+        return;
+      }
       ref_cpus = other->cpus;
       ref_s = other->median_s;
     }
   }
   const SpeedupEstimate est = estimate_speedup(ref_cpus, ref_s, cpus, time_s, last_fitted_f_);
+  if (est.status == FitStatus::no_lower_point) {
+    // The baseline ran at this very allocation (a team floor above 1 CPU): the baseline and the point
+    // judged are one run, and nothing below it was measured.
+    set_no_speedup(proto::NoSpeedup::no_lower_point, time_s, cpus);
+    return;
+  }
   if (est.status == FitStatus::invalid) return;
   if (unlike_work(cpus, time_s, est.efficiency, t_ns)) return;
+  set_no_speedup(proto::NoSpeedup::none);
   if (est.status == FitStatus::measured || est.status == FitStatus::clamped) last_fitted_f_ = est.f;
 
   report_.speedup = est.speedup;

@@ -37,7 +37,7 @@ struct Report {
   double iteration_s = 0;        // median iteration time at `cpus`
   double baseline_s = 0;         // median iteration time at `baseline_team`
   double spread = 0;             // max(relative spread at cpus, at baseline); 0 = exact
-  double amdahl_f = -1;          // parallel fraction behind the normalisation; -1 = unknown (assumed 1)
+  double amdahl_f = -1;          // parallel fraction behind the normalisation; -1 = unknown (1-CPU reference)
   std::int32_t cpus = 0;         // team size of iteration_s (P)
   std::int32_t period = 0;       // regions per iteration (DPD period, or counted with the explicit API)
   std::int32_t samples = 0;      // iterations behind iteration_s
@@ -120,7 +120,12 @@ class Analyzer {
   void quiet_after(std::uint64_t t_ns) noexcept { quiet_until_ns_ = std::max(quiet_until_ns_, t_ns); }
 
   // Caller: parallel_begin, before on_region. The team size to use given the RM's allocation `granted`:
-  // min(baseline_cpus, granted) during the baseline phase, `granted` otherwise. O(1).
+  // min(baseline_cpus, granted) during the baseline phase, `granted` otherwise. The runtime may still raise
+  // it to the job's team floor. A baseline that is not below the allocation is no lower point: the job then
+  // publishes its iteration time without a speedup (docs/selfanalyzer.md, "A speedup is a measurement"),
+  // rather than run below its grant for a baseline it was not asked for (a job under gang scheduling with
+  // --baseline-cpus equal to its allocation would run its baseline at half, in iterations longer than a
+  // quantum). O(1).
   [[nodiscard]] int team_for(int granted) const noexcept {
     return phase_ == Phase::baseline && granted > baseline_cpus_ ? baseline_cpus_ : granted;
   }
@@ -166,6 +171,14 @@ class Analyzer {
   // like with like").
   [[nodiscard]] std::uint32_t restarts() const noexcept { return restarts_; }
   [[nodiscard]] proto::MeasureRestart last_restart() const noexcept { return last_restart_; }
+  // Why the latest window at P gave no report although it was due (none: it gave one, or nothing was due
+  // since the measurement started over). Moves progress_version(). docs/selfanalyzer.md, "A speedup is a
+  // measurement".
+  [[nodiscard]] proto::NoSpeedup no_speedup() const noexcept { return no_speedup_; }
+  // The window that gave no report for that reason: its median iteration time and team (0 when none). What
+  // status shows as the job's iteration time while no speedup is reported. Moves progress_version().
+  [[nodiscard]] double unreported_s() const noexcept { return unreported_s_; }
+  [[nodiscard]] int unreported_cpus() const noexcept { return unreported_cpus_; }
 
  private:
   void on_region_at(std::uint64_t region_id, int team, ClockFn now, std::uint64_t t_ns) noexcept;
@@ -188,6 +201,16 @@ class Analyzer {
   void record_sample(int team, double seconds, std::uint64_t t_ns) noexcept;
   void finish_baseline(int team) noexcept;
   void publish(std::uint64_t t_ns) noexcept;
+  void set_no_speedup(proto::NoSpeedup why, double window_s = 0, int window_cpus = 0) noexcept {
+    if (why == proto::NoSpeedup::none) window_s = 0, window_cpus = 0;
+    if (why != no_speedup_ || window_s != unreported_s_ || window_cpus != unreported_cpus_) ++progress_version_;
+    no_speedup_ = why;
+    unreported_s_ = window_s;
+    unreported_cpus_ = window_cpus;
+  }
+  [[nodiscard]] bool loads_differ(double a, double b) const noexcept {
+    return a >= 0 && b >= 0 && std::fabs(a - b) > cfg_.max_wait_fraction;
+  }
 
   Config cfg_;
   int baseline_cpus_;
@@ -245,6 +268,9 @@ class Analyzer {
   int clean_team_ = 0;
   std::uint32_t restarts_ = 0;
   proto::MeasureRestart last_restart_ = proto::MeasureRestart::none;
+  proto::NoSpeedup no_speedup_ = proto::NoSpeedup::none;
+  double unreported_s_ = 0;
+  int unreported_cpus_ = 0;
 };
 
 }  // namespace cosched::sa

@@ -14,6 +14,7 @@ const char* to_string(FitStatus s) noexcept {
     case FitStatus::assumed: return "assumed";
     case FitStatus::same_cpus: return "same_cpus";
     case FitStatus::invalid: return "invalid";
+    case FitStatus::no_lower_point: return "no_lower_point";
   }
   return "invalid";
 }
@@ -93,7 +94,13 @@ SpeedupEstimate estimate_speedup(int ref_cpus, double ref_s, int cpus, double ti
   const AmdahlFit fit = fit_amdahl(ref_cpus, ref_s, cpus, time_s);
   if (fit.status == FitStatus::same_cpus) {
     // One point only: normalise the reference with an f from elsewhere (PDPA paper §3.1 leaves this
-    // case open; see docs/selfanalyzer.md). f = 1 with a 1-CPU reference changes nothing.
+    // case open; see docs/selfanalyzer.md). With a 1-CPU reference f changes nothing. Above 1 CPU without
+    // an earlier fit, any f is an assumption about a curve never measured (f = 1 would turn a job that
+    // does not scale at all into a speedup of ref_cpus): no estimate.
+    if (!std::isfinite(fallback_f) && ref_cpus > 1) {
+      est.status = FitStatus::no_lower_point;
+      return est;
+    }
     est.f = std::isfinite(fallback_f) ? std::clamp(fallback_f, 0.0, 1.0) : 1.0;
     est.t1 = ref_s / ((1.0 - est.f) + est.f / static_cast<double>(ref_cpus));
     est.status = FitStatus::assumed;

@@ -20,10 +20,13 @@ enum class FitStatus : std::uint8_t {
   measured = 0,  // fitted from two points and inside [0, 1]
   clamped,       // fitted, but noise (or super-linear / slower-with-more-CPUs behaviour) put it outside
                  // [0, 1]; clamped to the nearest bound
-  assumed,       // only one team size measured (P == baseline): f was taken from an earlier fit or,
-                 // without one, assumed 1 (the baseline is then taken to scale linearly)
+  assumed,       // only one team size measured (P == baseline): f was taken from an earlier fit of two
+                 // measured points or, with a 1-CPU reference, is moot (T1 is the reference itself)
   same_cpus,     // fit_amdahl only: both points have the same team size, f cannot be known
   invalid,       // a time was zero, negative or not finite, or a team size < 1: nothing computed
+  no_lower_point,  // estimate_speedup only: one team size, above 1 CPU, and no earlier f: the one-CPU time
+                   // cannot be known without assuming a curve (linear speedup up to the reference), so
+                   // nothing is computed (docs/selfanalyzer.md, "A speedup is a measurement")
 };
 
 [[nodiscard]] const char* to_string(FitStatus s) noexcept;
@@ -62,8 +65,9 @@ struct SpeedupEstimate {
 };
 
 // Speedup of the iteration time `time_s` measured at `cpus`, normalised to one CPU using the reference
-// point (ref_cpus, ref_s). When ref_cpus == cpus f cannot be fitted: `fallback_f` (an f fitted earlier,
-// NaN when none) is used, else f = 1, and the status says `assumed`.
+// point (ref_cpus, ref_s). When ref_cpus == cpus f cannot be fitted: `fallback_f` (an f fitted earlier
+// from two measured points, NaN when none) is used and the status says `assumed`; without one, a 1-CPU
+// reference needs no f (also `assumed`), and any other gives `no_lower_point` and nothing computed.
 [[nodiscard]] SpeedupEstimate estimate_speedup(int ref_cpus, double ref_s, int cpus, double time_s,
                                                double fallback_f) noexcept;
 

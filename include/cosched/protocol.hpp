@@ -175,6 +175,13 @@ struct alignas(64) JobBlock {
   alignas(64) std::atomic<std::uint64_t> net_bytes_out;
   std::atomic<std::uint64_t> net_bytes_in;
   std::atomic<std::uint64_t> net_messages;
+  // NoSpeedup: why the SelfAnalyzer, with samples at hand, published no speedup (0: none, or a report was
+  // made since). Appended in the padding of the line above: a libcosched built before it leaves it 0.
+  std::atomic<std::uint32_t> no_speedup;
+  // The window that gave no report for that reason: its team and median iteration time (0 when none), so
+  // that status keeps showing an iteration time. Appended in the same padding, with the same guarantee.
+  std::atomic<std::int32_t> unreported_cpus;
+  std::atomic<double> unreported_s;
 };
 
 // Why the SelfAnalyzer started its measurement over (JobBlock::restart_reason): what it had measured no
@@ -197,6 +204,27 @@ constexpr const char* measure_restart_name(MeasureRestart r) noexcept {
     case MeasureRestart::work_changed: return "iteration times at the baseline size no longer match the baseline";
     case MeasureRestart::impossible_speedup: return "efficiency above 1 + the superlinearity margin";
     case MeasureRestart::load_changed: return "the CPU wait share changed since the baseline (outside load, or the job's own idle threads spinning)";
+  }
+  return "none";
+}
+
+// Why no speedup is reported although samples exist (JobBlock::no_speedup; docs/selfanalyzer.md, "A
+// speedup is a measurement"). A reported speedup compares two measured points; where the job could not
+// give two, nothing is reported rather than a value that follows from an assumption.
+enum class NoSpeedup : std::uint32_t {
+  none = 0,
+  no_lower_point = 1,  // only one team size measured, above 1 CPU (the baseline could not run below the
+                       // allocation judged: the team floor), and no earlier fit of this loop
+  load_differs = 2,    // the reference point and the samples at P ran under different outside load
+};
+inline constexpr std::uint32_t kNoSpeedupMax = 2;
+
+// Short names: status --json's `no_speedup` and the NO_SPEEDUP column.
+constexpr const char* no_speedup_name(NoSpeedup r) noexcept {
+  switch (r) {
+    case NoSpeedup::none: return "none";
+    case NoSpeedup::no_lower_point: return "no_lower_point";
+    case NoSpeedup::load_differs: return "load_differs";
   }
   return "none";
 }

@@ -66,6 +66,7 @@ const std::vector<StatusColumn>& registry() {
       {"team", {"TEAM", true}, true, [](const json& j, const json&) { return text(j, "team"); }},
       {"team_mode", {"TEAM_MODE"}, true, [](const json& j, const json&) { return text(j, "team_mode"); }},
       {"cpu_wait", {"CPU_WAIT", true}, false, [](const json& j, const json&) { return num(j.value("cpu_wait", json()), "{:.2f}"); }},
+      {"no_speedup", {"NO_SPEEDUP"}, false, [](const json& j, const json&) { return text(j, "no_speedup"); }},
       {"restarts", {"RESTARTS", true}, false, [](const json& j, const json&) { return text(j, "measurement_restarts"); }},
       {"bw", {"BW_MB/S", true}, false,
        [](const json& j, const json&) {

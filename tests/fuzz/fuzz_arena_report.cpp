@@ -67,6 +67,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   CHECK(p.last_team >= 0 && p.last_team <= proto::kMaxCpus);
   CHECK(static_cast<std::uint32_t>(p.team_mode) <= proto::kTeamModeMax);
   CHECK(static_cast<std::uint32_t>(p.restart_reason) <= proto::kMeasureRestartMax);
+  CHECK(static_cast<std::uint32_t>(p.no_speedup) <= proto::kNoSpeedupMax);
   CHECK(p.cpu_wait == -1 || (p.cpu_wait >= 0 && p.cpu_wait <= 64));
   CHECK(p.period >= 0 && p.period <= (1 << 20));
   CHECK(static_cast<std::uint32_t>(p.phase) <= static_cast<std::uint32_t>(proto::Phase::measuring));

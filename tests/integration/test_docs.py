@@ -128,7 +128,7 @@ class EveryStatusFieldIsDocumented(RmTestCase):
         documented = set(re.findall(r"`([a-z_]+)`", usage))
         rm = self.start_rm("--baseline", "always")
         job = self.start_job([program("amdahl-clang"), "--iterations", "100000", "--work-ms", "20", "--quiet"],
-                             rm, request=2)
+                             rm, request=2, launcher=["--malleable"])
         before = wait_for(lambda: rm.job(job.pid), what="the job in status")
         after = rm.wait_for_report(job.pid)
         self.assertEqual(set(before), set(after), "a job's keys must not depend on whether it has reported")

@@ -2,8 +2,9 @@
 """Measurement integrity under outside load (docs/selfanalyzer.md, "Outside load" and "Comparing like with
 like"): the demo's two programs run under PDPA while busy loops that cosched does not control come and go
 (0.7 s out of every 1.5 s on both CPUs). At the baseline size the efficiency is 1 by definition: the reports
-in status --json must stay within [0.8, 1.25]; without the checks they read 1.4 to 3.2. And PDPA must not give
-the serial job a second CPU more than once while its history says that CPU was wasted."""
+in status --json must stay within [0.8, 1.25]; without the checks they read 1.4 to 3.2. The serial job's speedup
+is never reported above 1.3 (issue 29). And PDPA must not give the serial job a second CPU more than once while
+its history says that CPU was wasted."""
 import subprocess
 import threading
 import time
@@ -52,15 +53,22 @@ class MeasurementUnderOutsideLoad(RmTestCase):
             scalable = self.start_job([program("amdahl-clang"), "--serial-fraction", "0"] + WORK, rm, request=2,
                                       launcher=["--malleable"])
             readings = {serial.pid: [], scalable.pid: []}
+            serial_speedups = set()  # (reports, measured_cpus, speedup): every report of the serial job
             deadline = time.monotonic() + 20
             while time.monotonic() < deadline:
                 for pid, seen in readings.items():
                     j = rm.job(pid)
                     if j and j["efficiency"] is not None and j["measured_cpus"] == 1:
                         seen.append((j["reports"], j["efficiency"]))
+                    if j and pid == serial.pid and j["speedup"] is not None:
+                        serial_speedups.add((j["reports"], j["measured_cpus"], round(j["speedup"], 3)))
                 time.sleep(0.2)
         finally:
             load.close()
+        # Issue 29: a serial job (true speedup 1 at any CPU count) is never reported above 1.3, whatever the
+        # load did between its baseline and its samples.
+        print("serial job's reports (reports, cpus, speedup):", sorted(serial_speedups))
+        self.assertEqual([r for r in serial_speedups if r[2] > 1.3], [], "serial job reported as scalable")
         for pid, seen in readings.items():
             values = sorted({e for _, e in seen})
             self.assertTrue(values, f"job {pid} never reported at its 1-CPU baseline size")
@@ -79,6 +87,46 @@ class MeasurementUnderOutsideLoad(RmTestCase):
         print("serial job:", allocations, "| contaminated samples:",
               (rm.job(serial.pid) or {}).get("contaminated_samples"))
         self.assertTrue(why, "why lists the serial job's decisions")
+
+
+class SpeedupIsAMeasurement(RmTestCase):
+    """A job that does not scale (its master works in serial code while its other thread waits: true speedup
+    1, efficiency 0.5 at 2 CPUs), not declared malleable, under PDPA on 2 CPUs. Its team floor is 2, so
+    alone its baseline is its whole allocation: nothing below it was measured, and it reported speedup 2.00,
+    efficiency 1.00 (issue 29). Now: no speedup, and status says why. Once a neighbour takes one CPU, its team
+    of 2 runs on 1 CPU, a real lower point: every report from then on must be its true efficiency."""
+
+    def test_job_that_does_not_scale_is_reported_at_its_true_efficiency_or_not_at_all(self):
+        rm = self.start_rm(policy="pdpa", quantum_ms=100)
+        flat = self.start_job([program("amdahl-gcc"), "--serial-fraction", "1.0"] + WORK, rm, request=2,
+                              env={"OMP_NUM_THREADS": "2"})
+        readings = []
+
+        def watch(until):
+            while time.monotonic() < until:
+                j = rm.job(flat.pid)
+                if j and j["efficiency"] is not None:
+                    readings.append((j["reports"], j["measured_cpus"], j["efficiency"]))
+                time.sleep(0.2)
+            return rm.job(flat.pid)
+
+        alone = wait_for(lambda: (rm.job(flat.pid) or {}).get("no_speedup"), timeout=20,
+                         what="the lone job's reason for reporting no speedup")
+        self.assertEqual(alone, "no_lower_point")
+        j = watch(time.monotonic() + 2)
+        self.assertIsNone(j["speedup"], j)
+        self.assertEqual(j["no_speedup"], "no_lower_point")
+        neighbour = self.start_job([program("amdahl-clang"), "--serial-fraction", "0", "--iterations", "150",
+                                    "--work-ms", "20", "--quiet"], rm, request=2, launcher=["--malleable"])
+        watch(time.monotonic() + 14)
+        neighbour.kill()
+        watch(time.monotonic() + 6)
+        print("flat job (reports, cpus, efficiency):", sorted(set(readings)))
+        for _, cpus, eff in set(readings):
+            true = 1.0 / cpus
+            self.assertLessEqual(abs(eff - true), 0.1, f"efficiency {eff:.2f} at {cpus} CPUs, true {true:.2f}")
+            if cpus >= 2:
+                self.assertLessEqual(eff, 0.7, "never reported as scalable")
 
 
 _ids = {}

@@ -107,8 +107,9 @@ class AmdahlNormalisation(RmTestCase):
         rm = self.start_rm("--baseline", "always", "--baseline-cpus", "2", policy="equip")
         job = self.start_job([program("amdahl-clang"), "--serial-fraction", str(serial)] + WORK, rm, request=2,
                              launcher=MALLEABLE)
-        wait_for(lambda: (rm.job(job.pid) or {}).get("measured_cpus") == 2, timeout=60, interval=0.1,
-                 what="a report at the 2-CPU baseline size")
+        # A baseline at the allocation is no lower point: an iteration time at 2 CPUs, without a speedup.
+        wait_for(lambda: (rm.job(job.pid) or {}).get("unreported_cpus") == 2, timeout=60, interval=0.1,
+                 what="an iteration time at the 2-CPU baseline size")
         # A neighbour that takes a CPU under Equipartition but hardly uses it (1 ms of work, then 50 ms asleep):
         # the job goes to 1 CPU while the CPU wait it sees stays what it was at the baseline.
         neighbour = self.start_job([program("amdahl-clang"), "--iterations", "100000", "--work-ms", "1",

@@ -36,12 +36,14 @@ class Driver {
   explicit Driver(Analyzer& analyzer) : analyzer_(analyzer) {}
 
   int granted = 1;            // the RM's allocation
+  int floor = 1;              // the smallest team the runtime may give (2 for a job not declared malleable)
   std::uint64_t now_ns = 1'000'000'000;
   std::vector<int> teams;     // team used for every region, in order
   std::vector<Phase> phases;  // Analyzer phase after every region
 
   void region(std::uint64_t id, std::uint64_t duration_ns_at_team1, const AmdahlLoop* loop = nullptr) {
-    const int team = analyzer_.team_for(granted);
+    // As libcosched: the team is raised to the floor, and the Analyzer is fed the CPUs it can use.
+    const int team = std::min(std::max(analyzer_.team_for(granted), floor), std::max(granted, 1));
     analyzer_.on_region(id, now_ns, team);
     teams.push_back(team);
     phases.push_back(analyzer_.phase());

@@ -118,24 +118,18 @@ TEST(Analyzer, BaselineLargerThanOneCpu) {
   Driver d(a);
   const AmdahlLoop loop{region_ids(4), 1.0, 0.9};
 
-  // P == baseline and nothing else measured yet: f = 1 is assumed (flagged), i.e. speedup 2 at 2.
-  d.granted = 2;
-  ASSERT_TRUE(d.until_report(loop, 0));
-  Report r = latest(a);
-  EXPECT_EQ(r.baseline_team, 2);
-  EXPECT_EQ(r.fit, FitStatus::assumed);
-  EXPECT_EQ(r.amdahl_f, -1.0);  // unknown
-  EXPECT_NEAR(r.speedup, 2.0, kTol);
-
-  // A second team size gives the real curve...
+  // Baseline at 2 below an allocation of 4: T(2) = 0.55, T(4) = 0.325 (T1 = 1, f = 0.9), R = 1.6923,
+  // f = (R - 1) / (R (1 - 1/4) - (1 - 1/2)) = 0.6923 / 0.7692 = 0.9, T1 = 0.55 / (0.1 + 0.45) = 1...
   d.granted = 4;
   ASSERT_GT(d.until_report_at(loop, 4), 0);
-  r = latest(a);
+  EXPECT_EQ(a.no_speedup(), proto::NoSpeedup::none);
+  Report r = latest(a);
+  EXPECT_EQ(r.baseline_team, 2);
   EXPECT_EQ(r.fit, FitStatus::measured);
   EXPECT_NEAR(r.amdahl_f, 0.9, kTol);
   EXPECT_NEAR(r.speedup, amdahl_speedup(0.9, 4), kTol);
 
-  // ... which then normalises the baseline size too.
+  // ... which then normalises the baseline size too (P = 2 = the baseline: the 4-CPU point is the other).
   d.granted = 2;
   ASSERT_GT(d.until_report_at(loop, 2), 0);
   r = latest(a);
@@ -144,15 +138,58 @@ TEST(Analyzer, BaselineLargerThanOneCpu) {
   EXPECT_NEAR(r.efficiency, amdahl_speedup(0.9, 2) / 2, kTol);
 }
 
-TEST(Analyzer, BaselineIsClampedToTheAllocation) {
+TEST(Analyzer, BaselineAtTheAllocationGivesAnIterationTimeButNoSpeedup) {
   Config cfg;
   cfg.baseline_cpus = 4;
   Analyzer a{cfg};
   Driver d(a);
   d.granted = 2;
   const AmdahlLoop loop{region_ids(2), 0.1, 0.5};
-  ASSERT_TRUE(d.until_report(loop, 0));
-  EXPECT_EQ(latest(a).baseline_team, 2);
+  // A baseline at 4 on 2 CPUs is clamped to the allocation, 2: nothing below 2 CPUs is measured, so no
+  // speedup (f = 1 assumed would say 2.00). The window's time is still published: T(2) = 0.1 (0.5 + 0.25)
+  // = 0.075 s at 2 CPUs.
+  EXPECT_EQ(a.team_for(2), 2);
+  EXPECT_FALSE(d.until_report(loop, 0, 60));
+  EXPECT_EQ(a.no_speedup(), proto::NoSpeedup::no_lower_point);
+  EXPECT_NEAR(a.unreported_s(), 0.075, kTol);
+  EXPECT_EQ(a.unreported_cpus(), 2);
+  // The job is never run below its allocation for that.
+  for (int t : d.teams) EXPECT_EQ(t, 2);
+}
+
+// A job that does not scale at all (its master works while the others wait: T(p) = 1 s for every p) whose
+// team floor keeps its baseline at 2 on 2 CPUs: never reported as scalable. With f = 1 assumed it read
+// speedup 2.00, efficiency 1.00 (issue 29). Only once it has really run on 1 CPU (a team of 2 confined to
+// one CPU counts as 1 CPU) is there a lower point: fit(1 CPU: 1 s, 2 CPUs: 1 s) gives R = 1, f = 0, T1 = 1 s,
+// so speedup 1.00 at 1 CPU, and back at 2 CPUs speedup 1.00, efficiency 0.50.
+TEST(Analyzer, JobThatDoesNotScaleIsNeverReportedAsScalable) {
+  Config cfg;
+  cfg.baseline_cpus = 2;  // libcosched raises the baseline to the floor
+  Analyzer a{cfg};
+  Driver d(a);
+  d.floor = 2;
+  const AmdahlLoop loop{region_ids(3), 1.0, 0.0};
+  d.granted = 2;
+  EXPECT_FALSE(d.until_report(loop, 0, 60));
+  EXPECT_EQ(a.no_speedup(), proto::NoSpeedup::no_lower_point);
+  EXPECT_NEAR(a.unreported_s(), 1.0, kTol);
+  EXPECT_EQ(a.unreported_cpus(), 2);
+
+  d.granted = 1;
+  ASSERT_GT(d.until_report_at(loop, 1), 0);
+  Report r = latest(a);
+  EXPECT_NEAR(r.speedup, 1.0, kTol);
+  EXPECT_NEAR(r.efficiency, 1.0, kTol);
+  EXPECT_EQ(r.fit, FitStatus::measured);
+  EXPECT_NEAR(r.amdahl_f, 0.0, kTol);
+
+  d.granted = 2;
+  ASSERT_GT(d.until_report_at(loop, 2), 0);
+  r = latest(a);
+  EXPECT_NEAR(r.speedup, 1.0, kTol);
+  EXPECT_NEAR(r.efficiency, 0.5, kTol);
+  EXPECT_EQ(a.no_speedup(), proto::NoSpeedup::none);
+  EXPECT_EQ(a.unreported_s(), 0.0);  // the report carries the time now
 }
 
 TEST(Analyzer, RmCanChangeTheBaselineSize) {

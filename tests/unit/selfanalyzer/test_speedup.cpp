@@ -74,11 +74,12 @@ TEST(AmdahlFit, SameTeamSizeEstimateAssumesFOrUsesTheEarlierOne) {
   SpeedupEstimate est = estimate_speedup(1, 2.0, 1, 2.0, std::nan(""));
   EXPECT_EQ(est.status, FitStatus::assumed);
   EXPECT_NEAR(est.speedup, 1.0, kTight);
-  // Baseline at 2, no earlier fit: f = 1 assumed, the baseline counts as a speedup of 2.
+  // Baseline at 2, no earlier fit: nothing below 2 was measured; f = 1 would make the baseline a speedup
+  // of 2 whatever the job does. No estimate.
   est = estimate_speedup(2, 0.55, 2, 0.55, std::nan(""));
-  EXPECT_EQ(est.status, FitStatus::assumed);
-  EXPECT_NEAR(est.f, 1.0, kTight);
-  EXPECT_NEAR(est.speedup, 2.0, kTight);
+  EXPECT_EQ(est.status, FitStatus::no_lower_point);
+  EXPECT_EQ(est.speedup, 0.0);
+  EXPECT_EQ(est.efficiency, 0.0);
   // With an earlier f = 0.9 the normalisation is exact for that curve.
   est = estimate_speedup(2, 0.55, 2, 0.55, 0.9);
   EXPECT_NEAR(est.speedup, 1.0 / 0.55, kTight);
@@ -125,6 +126,7 @@ TEST(FitStatus, Names) {
   EXPECT_STREQ(to_string(FitStatus::clamped), "clamped");
   EXPECT_STREQ(to_string(FitStatus::assumed), "assumed");
   EXPECT_STREQ(to_string(FitStatus::same_cpus), "same_cpus");
+  EXPECT_STREQ(to_string(FitStatus::no_lower_point), "no_lower_point");
   EXPECT_STREQ(to_string(FitStatus::invalid), "invalid");
 }
 
