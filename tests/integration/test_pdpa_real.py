@@ -94,6 +94,28 @@ class PdpaBoundsAndWorkConservation(RmTestCase):
                  what="both CPUs in every thread's mask")
         self.assertEqual(lone.wait(), 0, lone.stderr())
 
+    def test_a_job_alone_is_not_held_at_its_baseline_past_the_bound(self):
+        # Issue 29: a job alone under PDPA runs its 1-CPU baseline (a few iterations), then its whole grant for
+        # good. Its own output says which team ran each iteration: detection (about 3 iterations), the baseline
+        # (a warm-up and 3 samples), a warm-up at 2, then 2 from then on; by the 10th iteration after the
+        # baseline it must be back at 2 whatever PDPA decides (it is alone: nothing may take its CPU). Detection
+        # takes longer on a loaded machine (9 iterations seen); the baseline stretch is what is bounded.
+        rm = self.start_rm(policy="pdpa", quantum_ms=100)
+        job = self.start_job([program("amdahl-clang"), "--serial-fraction", "0.2", "--iterations", "40",
+                              "--work-ms", "30"], rm, request=2, launcher=["--malleable"])
+        self.assertEqual(job.wait(), 0, job.stderr())
+        teams = [int(line.split()[3]) for line in job.lines() if line.startswith("iter ")]
+        self.assertEqual(len(teams), 40, job.lines()[-3:])
+        self.assertIn(1, teams, f"the baseline never ran at 1 CPU: {teams}")
+        first_baseline = teams.index(1)
+        last_baseline = max(i for i, t in enumerate(teams) if t == 1)
+        # The bound: 10 of its iterations (unmeasured_iterations); the baseline is one stretch, never resumed.
+        self.assertLessEqual(last_baseline - first_baseline + 1, 10, f"held at the baseline too long: {teams}")
+        self.assertEqual(set(teams[first_baseline:last_baseline + 1]), {1}, f"teams per iteration: {teams}")
+        self.assertEqual(set(teams[last_baseline + 1:]), {2}, f"teams per iteration: {teams}")
+        allocations = {x["allocated"] for d in rm.decisions() for x in d["jobs"] if x["pid"] == job.pid}
+        self.assertEqual(allocations, {2}, "alone, it holds both CPUs throughout")
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)
