@@ -120,6 +120,9 @@ void Analyzer::restart_measurement(proto::MeasureRestart why) noexcept {
   }
   phase_ = first_phase();
   suspended_ = Phase::none;
+  baseline_attempt_samples_ = -1;
+  baseline_abandoned_ = 0;
+  baseline_retry_at_ = 0;
   clear_window();
   baseline_load_ = -1;
   load_mismatch_since_ns_ = 0;
@@ -141,6 +144,7 @@ void Analyzer::open_iteration(std::uint64_t t_ns, std::uint64_t wait_ns) noexcep
   iter_wait_start_ = wait_ns;
   iter_span_ = 1;
   iter_dirty_ = false;
+  iter_mixed_teams_ = false;
   iter_team_ = 0;
   iter_regions_ = 0;
   iter_start_ns_ = t_ns;
@@ -184,11 +188,44 @@ void Analyzer::clear_window() noexcept {
   load_shift_ = 0;
 }
 
+// A baseline attempt is bounded: after baseline_max_samples samples whose regions ran different teams, the
+// structure of the program keeps it from ever giving a clean one, and it is abandoned; it is retried later
+// with backoff (Config::baseline_max_samples). Samples lost to outside load, stops or a moved CPU set do not
+// count: those pass. Called at every timed sample boundary.
+void Analyzer::bound_baseline(bool mixed_teams) noexcept {
+  if (phase_ != Phase::baseline) {
+    baseline_attempt_samples_ = -1;
+    // Measuring without a baseline after an abandoned attempt: try again when due.
+    if (phase_ == Phase::measuring && !has_baseline_ && baseline_enabled_ && baseline_retry_at_ != 0 &&
+        iterations_ >= baseline_retry_at_) {
+      baseline_retry_at_ = 0;
+      phase_ = Phase::baseline;
+      baseline_attempt_samples_ = 0;
+      iter_dirty_ = true;  // the iteration closing now ran at the grant: no baseline sample
+      ++progress_version_;
+    }
+    return;
+  }
+  baseline_attempt_samples_ = std::max(baseline_attempt_samples_, 0) + (mixed_teams ? 1 : 0);
+  if (baseline_attempt_samples_ < cfg_.baseline_max_samples) return;
+  // Abandoned: the grant again at once, and the samples at hand are not a baseline.
+  ++baseline_abandoned_;
+  const int doublings = std::min(baseline_abandoned_ - 1, 20);
+  baseline_retry_at_ = iterations_ + (static_cast<std::uint64_t>(cfg_.baseline_backoff_iterations) << doublings);
+  baseline_attempt_samples_ = -1;
+  phase_ = Phase::measuring;
+  clear_window();
+  window_team_ = 0;
+  iter_dirty_ = true;  // the iteration closing now ran in the abandoned attempt
+  ++progress_version_;
+}
+
 void Analyzer::close_iteration(std::uint64_t t_ns, std::uint64_t wait_ns) noexcept {
   if (!iter_open_) return;
   ++progress_version_;
   iter_open_ = false;
   ++iterations_;
+  bound_baseline(iter_mixed_teams_);
   if (explicit_) explicit_regions_ = iter_regions_;
   if (t_ns <= iter_start_ns_) return;
   const double elapsed = static_cast<double>(t_ns - iter_start_ns_) * 1e-9;
@@ -252,6 +289,9 @@ void Analyzer::record_sample(int team, double seconds, std::uint64_t t_ns) noexc
 
 void Analyzer::finish_baseline(int team) noexcept {
   has_baseline_ = true;
+  baseline_abandoned_ = 0;
+  baseline_retry_at_ = 0;
+  baseline_attempt_samples_ = -1;
   baseline_s_ = window_.median();
   baseline_spread_ = window_.spread();
   baseline_team_ = team;
@@ -319,6 +359,11 @@ void Analyzer::publish(std::uint64_t t_ns) noexcept {
       ref_cpus = other->cpus;
       ref_s = other->median_s;
     }
+  }
+  if (ref_cpus < 1) {
+    // No baseline (an abandoned attempt) and no other team size in the history: nothing below P.
+    set_no_speedup(proto::NoSpeedup::no_lower_point, time_s, cpus);
+    return;
   }
   const SpeedupEstimate est = estimate_speedup(ref_cpus, ref_s, cpus, time_s, last_fitted_f_);
   if (est.status == FitStatus::no_lower_point) {

@@ -171,6 +171,9 @@ class Analyzer {
   // like with like").
   [[nodiscard]] std::uint32_t restarts() const noexcept { return restarts_; }
   [[nodiscard]] proto::MeasureRestart last_restart() const noexcept { return last_restart_; }
+  // Baseline attempts abandoned in a row for taking more than Config::baseline_max_samples (0 once a
+  // baseline completes). The next attempt comes baseline_backoff_iterations × 2^(n−1) iterations later.
+  [[nodiscard]] int baseline_abandoned() const noexcept { return baseline_abandoned_; }
   // Why the latest window at P gave no report although it was due (none: it gave one, or nothing was due
   // since the measurement started over). Moves progress_version(). docs/selfanalyzer.md, "A speedup is a
   // measurement".
@@ -194,12 +197,15 @@ class Analyzer {
     ++iter_regions_;
     // A team change at any of its regions (the first included: new threads, cold caches) spoils the
     // iteration; this is also the warm-up iteration discarded after every change of team size.
-    if (team_changed || (iter_team_ != 0 && team != iter_team_)) iter_dirty_ = true;
+    const bool mixed = iter_team_ != 0 && team != iter_team_;
+    if (team_changed || mixed) iter_dirty_ = true;
+    iter_mixed_teams_ = iter_mixed_teams_ || mixed;
     if (iter_team_ == 0) iter_team_ = team;
   }
   void close_iteration(std::uint64_t t_ns, std::uint64_t wait_ns) noexcept;
   void record_sample(int team, double seconds, std::uint64_t t_ns) noexcept;
   void finish_baseline(int team) noexcept;
+  void bound_baseline(bool mixed_teams) noexcept;
   void publish(std::uint64_t t_ns) noexcept;
   void set_no_speedup(proto::NoSpeedup why, double window_s = 0, int window_cpus = 0) noexcept {
     if (why == proto::NoSpeedup::none) window_s = 0, window_cpus = 0;
@@ -230,6 +236,7 @@ class Analyzer {
   // The iteration in progress.
   bool iter_open_ = false;
   bool iter_dirty_ = false;  // a team change happened in it: not a clean sample
+  bool iter_mixed_teams_ = false;  // its regions ran different teams (not just a new team from its start)
   int iter_team_ = 0;        // 0 until its first region
   int iter_regions_ = 0;
   std::uint64_t iter_start_ns_ = 0;
@@ -269,6 +276,12 @@ class Analyzer {
   std::uint32_t restarts_ = 0;
   proto::MeasureRestart last_restart_ = proto::MeasureRestart::none;
   proto::NoSpeedup no_speedup_ = proto::NoSpeedup::none;
+  // Bounded baseline attempts (Config::baseline_max_samples): samples of the current attempt whose regions
+  // ran different teams (-1 outside the baseline phase), attempts abandoned in a row, and the iteration when
+  // the next one may begin (0: no abandoned attempt waits).
+  int baseline_attempt_samples_ = -1;
+  int baseline_abandoned_ = 0;
+  std::uint64_t baseline_retry_at_ = 0;
   double unreported_s_ = 0;
   int unreported_cpus_ = 0;
 };

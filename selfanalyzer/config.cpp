@@ -11,6 +11,9 @@ namespace cosched::sa {
 Config sanitize(Config c) noexcept {
   c.baseline_cpus = std::clamp(c.baseline_cpus, 1, 1024);
   c.baseline_iterations = std::clamp(c.baseline_iterations, 1, kMaxWindow);
+  // At least the baseline's own iterations and its warm-up.
+  c.baseline_max_samples = std::clamp(c.baseline_max_samples, c.baseline_iterations + 1, 1 << 20);
+  c.baseline_backoff_iterations = std::clamp(c.baseline_backoff_iterations, 1, 1 << 20);
   c.window = std::clamp(c.window, 1, kMaxWindow);
   c.min_report_samples = std::clamp(c.min_report_samples, 1, c.window);
   c.max_period = std::clamp(c.max_period, 1, kMaxPeriodLimit);

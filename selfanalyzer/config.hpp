@@ -15,6 +15,15 @@ struct Config {
   // processors"). The RM may override baseline_cpus through RmBlock::baseline_cpus.
   int baseline_cpus = 1;        // team size of the baseline; clamped to the granted allocation
   int baseline_iterations = 3;  // clean iterations whose median is the baseline time
+  // A bounded baseline (issue 29, "measurement must never cost the job"; our choice, the paper's baseline
+  // always completes): an attempt in which this many samples (an iteration, or a batch of short ones:
+  // min_sample_s) ran different teams in their regions is abandoned — a program whose team changes inside
+  // every iteration (reads of the team size latched before some of its regions) never gives a clean one.
+  // Samples lost to outside load or stops do not count (those pass). The job then runs its whole grant again
+  // and tries again after baseline_backoff_iterations iterations, doubling after every failed attempt. 10:
+  // PDPA's unmeasured_iterations (the RM stops waiting for a report then anyway).
+  int baseline_max_samples = 10;
+  int baseline_backoff_iterations = 20;
 
   // Measurement at the granted allocation P.
   int window = 5;               // iteration times per median (the last `window` clean iterations)

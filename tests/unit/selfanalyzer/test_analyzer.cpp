@@ -331,3 +331,72 @@ TEST(Analyzer, CleanSamplesCarryTheirWaitForACpu) {
 
 }  // namespace
 }  // namespace cosched::sa
+
+namespace cosched::sa {
+namespace {
+
+using testing::AmdahlLoop;
+using testing::Driver;
+using testing::latest;
+using testing::region_ids;
+
+// A bounded baseline (Config::baseline_max_samples = 10, baseline_backoff_iterations = 20, doubling): a
+// program whose last region of each iteration runs a team latched at the grant (it read the team size
+// earlier) changes team inside every iteration while the baseline shrinks the others, so no baseline
+// sample is ever clean. Before, the job stayed in its baseline (at 1 CPU for most regions) for ever.
+TEST(Analyzer, BaselineThatCannotCompleteIsAbandonedAndRetriedWithBackoff) {
+  Config cfg;
+  Analyzer a{cfg};
+  const std::vector<std::uint64_t> ids = region_ids(3);
+  std::uint64_t now = 1'000'000'000;
+  const int granted = 2;
+  std::vector<Phase> phase_at;  // the phase at the start of every iteration
+  auto iteration = [&] {
+    phase_at.push_back(a.phase());
+    for (std::size_t r = 0; r < ids.size(); ++r) {
+      const int team = r + 1 == ids.size() ? granted : a.team_for(granted);  // the latched region
+      a.on_region(ids[r], now, team);
+      now += 10'000'000;
+    }
+  };
+  for (int k = 0; k < 120; ++k) iteration();
+  // Phases per iteration: detecting, then attempts of at most 10 iterations in baseline, with 20, then 40
+  // iterations at the grant between them.
+  std::vector<std::pair<Phase, int>> runs;
+  for (Phase p : phase_at) {
+    if (runs.empty() || runs.back().first != p) runs.emplace_back(p, 0);
+    ++runs.back().second;
+  }
+  ASSERT_GE(runs.size(), 6U);
+  EXPECT_EQ(runs[0].first, Phase::detecting);
+  EXPECT_EQ(runs[1].first, Phase::baseline);
+  EXPECT_LE(runs[1].second, 12);  // 10, plus the iteration the lock came in and the one the bound is checked at
+  EXPECT_EQ(runs[2].first, Phase::measuring);
+  EXPECT_NEAR(runs[2].second, 20, 1);
+  EXPECT_EQ(runs[3].first, Phase::baseline);
+  EXPECT_LE(runs[3].second, 12);
+  EXPECT_EQ(runs[4].first, Phase::measuring);
+  EXPECT_NEAR(runs[4].second, 40, 1);
+  EXPECT_EQ(runs[5].first, Phase::baseline);
+  EXPECT_GE(a.baseline_abandoned(), 2);
+  // While measuring at the grant, the iteration time goes out without a speedup: nothing below P was measured.
+  EXPECT_EQ(a.report_seq(), 0U);
+  EXPECT_EQ(a.no_speedup(), proto::NoSpeedup::no_lower_point);
+  EXPECT_NEAR(a.unreported_s(), 0.03, 1e-6);
+  EXPECT_EQ(a.unreported_cpus(), 2);
+}
+
+// A baseline that completes resets the count: a later restart starts with a fresh bound and backoff.
+TEST(Analyzer, BaselineThatCompletesIsNeverAbandoned) {
+  Config cfg;
+  Analyzer a{cfg};
+  Driver d(a);
+  d.granted = 2;
+  const AmdahlLoop loop{region_ids(3), 0.1, 0.9};
+  ASSERT_TRUE(d.until_report(loop, 0));
+  EXPECT_EQ(a.baseline_abandoned(), 0);
+  EXPECT_EQ(latest(a).baseline_team, 1);
+}
+
+}  // namespace
+}  // namespace cosched::sa
