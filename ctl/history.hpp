@@ -1,5 +1,5 @@
-// `cosched-ctl history`: the accounting records of jobs that left the RM (rm/accounting.hpp), read from the
-// file itself, so they are there after the RM restarts, and even while no RM runs.
+// `cosched-ctl history`: the accounting records of jobs that left the RM (rm/accounting/accounting.hpp), read
+// from the file itself, so they are there after the RM restarts, and even while no RM runs.
 #pragma once
 
 #include <nlohmann/json.hpp>

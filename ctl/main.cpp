@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "../accounting_path.hpp"
+#include "rm/accounting/accounting_path.hpp"
 #include "client.hpp"
 #include "cosched/cli.hpp"
 #include "cosched/wire.hpp"

@@ -1,9 +1,9 @@
-// The policy interface: Snapshot in, Decision out (DESIGN "rm/policies"; STYLE habits 2 and 3).
+// The policy interface: Snapshot in, Decision out (DESIGN "policies"; STYLE habits 2 and 3).
 //
 // A policy is a pure object. It keeps its own per-job memory (e.g. PDPA's states) as members, but it never
 // reads a clock, touches a pid or a file, or uses globals: time arrives in Snapshot::now, and a policy that
 // wants to be called later says so in Decision::wake_at. The daemon and cosched-sim call the very same
-// objects. Nothing outside rm/policies/registry.cpp names a concrete policy.
+// objects. Nothing outside policies/registry.cpp names a concrete policy.
 #pragma once
 
 #include <cstdint>

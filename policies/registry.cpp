@@ -2,16 +2,16 @@
 
 #include <functional>
 
-#include "bus_bandwidth.hpp"
-#include "coschedule.hpp"
-#include "dss.hpp"
-#include "equal_efficiency.hpp"
-#include "equipartition.hpp"
-#include "gang.hpp"
-#include "membus.hpp"
-#include "pdpa.hpp"
-#include "sw_dss.hpp"
-#include "vtq_dss.hpp"
+#include "policies/bandwidth/bus_bandwidth.hpp"
+#include "policies/coschedule/coschedule.hpp"
+#include "policies/space/dss.hpp"
+#include "policies/space/equal_efficiency.hpp"
+#include "policies/space/equipartition.hpp"
+#include "policies/time_sharing/gang.hpp"
+#include "policies/bandwidth/membus.hpp"
+#include "policies/space/pdpa.hpp"
+#include "policies/time_sharing/sw_dss.hpp"
+#include "policies/time_sharing/vtq_dss.hpp"
 
 namespace cosched::policy {
 

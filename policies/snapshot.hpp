@@ -1,5 +1,5 @@
-// What a policy sees: the machine and the jobs, as plain values. Built by the daemon (rm/daemon.cpp) from
-// live jobs and by the simulator (sim/) from models; a policy cannot tell the two apart (DESIGN rule 2).
+// What a policy sees: the machine and the jobs, as plain values. Built by the daemon (rm/daemon/daemon.cpp)
+// from live jobs and by the simulator (sim/) from models; a policy cannot tell the two apart (DESIGN rule 2).
 #pragma once
 
 #include <array>
@@ -46,7 +46,7 @@ struct HistoryEntry {
   double at = 0;  // when the report was received (snapshot time base)
 };
 
-// Memory-bandwidth samples of a job (docs/architecture.md, "Sensors"). The sensor layer (rm/sensors/) fills
+// Memory-bandwidth samples of a job (docs/architecture.md, "Sensors"). The sensor layer (sensors/) fills
 // them once per RM quantum for every job that ran that whole quantum on an unchanged allocation; the
 // simulator fills them the same way. Unit: bytes per second of memory traffic of the whole job (all its
 // threads) over the sampled interval. A moving window of the latest kWindow samples (Antonopoulos et al.
@@ -76,8 +76,8 @@ struct Bandwidth {
 
 // The pace of a job's work over one sampling interval (docs/architecture.md, "Progress rates"): what the
 // co-scheduling policies (coschedule.hpp) use in place of IPC (Feliu's thesis eq. 6.1: progress = Σ rate
-// co-run / rate alone). Filled once per RM quantum by the daemon (rm/sensing.cpp) and the simulator, for every
-// job that ran that whole quantum on an unchanged allocation and group.
+// co-run / rate alone). Filled once per RM quantum by the daemon (rm/daemon/sensing.cpp) and the simulator,
+// for every job that ran that whole quantum on an unchanged allocation and group.
 struct RateSample {
   double at = 0;            // end of the interval (snapshot time base, seconds)
   double seconds = 0;       // its length

@@ -2,10 +2,10 @@
 // what a job did over an interval into a rate — of memory traffic, or for the network sensor of MPI payload —
 // and never decide anything (DESIGN rule 1).
 //
-// Each RM quantum the daemon (rm/sensing.cpp) — or the simulator (sim/contention.cpp) — builds one Interval
-// per job that ran that whole quantum on an unchanged allocation, and hands them all to every backend at
-// once: the counter-free estimate needs the whole co-running set, the others look at one job at a time.
-// SensorSet (sensor_set.hpp) keeps, per job, the first backend's reading in a window of 5 samples and
+// Each RM quantum the daemon (rm/daemon/sensing.cpp) — or the simulator (sim/contention.cpp) — builds one
+// Interval per job that ran that whole quantum on an unchanged allocation, and hands them all to every
+// backend at once: the counter-free estimate needs the whole co-running set, the others look at one job at a
+// time. SensorSet (sensor_set.hpp) keeps, per job, the first backend's reading in a window of 5 samples and
 // fills policy::JobView::bandwidth with it.
 //
 // Backends, in the order they are tried (SensorSet::make in the daemon, detect.hpp):

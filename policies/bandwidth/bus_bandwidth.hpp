@@ -33,7 +33,7 @@
 #include <string>
 #include <vector>
 
-#include "policy.hpp"
+#include "policies/policy.hpp"
 
 namespace cosched::policy {
 

@@ -26,7 +26,7 @@
 #include <map>
 
 #include "membus_select.hpp"
-#include "policy.hpp"
+#include "policies/policy.hpp"
 
 namespace cosched::policy {
 

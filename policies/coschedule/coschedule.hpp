@@ -30,7 +30,7 @@
 #include <vector>
 
 #include "interference.hpp"
-#include "policy.hpp"
+#include "policies/policy.hpp"
 #include "progress.hpp"
 #include "smt_select.hpp"
 

@@ -2,7 +2,7 @@
 #include <fmt/format.h>
 
 #include "coschedule.hpp"
-#include "param_util.hpp"
+#include "policies/param_util.hpp"
 
 namespace cosched::policy {
 

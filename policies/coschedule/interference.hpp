@@ -24,7 +24,7 @@
 #include <utility>
 #include <vector>
 
-#include "snapshot.hpp"
+#include "policies/snapshot.hpp"
 
 namespace cosched::policy {
 

@@ -25,7 +25,7 @@
 #include <optional>
 #include <string>
 
-#include "snapshot.hpp"
+#include "policies/snapshot.hpp"
 
 namespace cosched::policy {
 

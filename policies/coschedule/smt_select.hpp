@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "snapshot.hpp"
+#include "policies/snapshot.hpp"
 
 namespace cosched::policy {
 

@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "param_util.hpp"
+#include "policies/param_util.hpp"
 
 namespace cosched::policy {
 

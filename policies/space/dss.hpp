@@ -14,7 +14,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "policy.hpp"
+#include "policies/policy.hpp"
 
 namespace cosched::policy {
 

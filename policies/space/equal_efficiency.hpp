@@ -7,7 +7,7 @@
 
 #include <optional>
 
-#include "policy.hpp"
+#include "policies/policy.hpp"
 
 namespace cosched::policy {
 

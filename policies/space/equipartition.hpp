@@ -3,7 +3,7 @@
 // jobs that can still use them. Reallocates at arrival and departure only.
 #pragma once
 
-#include "policy.hpp"
+#include "policies/policy.hpp"
 
 namespace cosched::policy {
 

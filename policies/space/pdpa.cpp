@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-#include "param_util.hpp"
+#include "policies/param_util.hpp"
 #include "pdpa_share.hpp"
 
 namespace cosched::policy {

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "pdpa_state.hpp"
-#include "policy.hpp"
+#include "policies/policy.hpp"
 
 namespace cosched::policy {
 

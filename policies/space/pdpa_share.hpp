@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "pdpa_state.hpp"
-#include "snapshot.hpp"
+#include "policies/snapshot.hpp"
 
 namespace cosched::policy {
 

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string>
 
-#include "snapshot.hpp"
+#include "policies/snapshot.hpp"
 
 namespace cosched::policy {
 

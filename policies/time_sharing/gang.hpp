@@ -12,7 +12,7 @@
 
 #include <map>
 
-#include "policy.hpp"
+#include "policies/policy.hpp"
 
 namespace cosched::policy {
 

@@ -12,7 +12,7 @@
 // Every job gets quanta, so there is no multiprogramming limit of its own (may_start is always true).
 #pragma once
 
-#include "policy.hpp"
+#include "policies/policy.hpp"
 #include "window.hpp"
 
 namespace cosched::policy {

@@ -4,8 +4,8 @@
 
 #include <fmt/format.h>
 
-#include "dss.hpp"
-#include "param_util.hpp"
+#include "policies/space/dss.hpp"
+#include "policies/param_util.hpp"
 
 namespace cosched::policy {
 

@@ -28,7 +28,7 @@
 
 #include <map>
 
-#include "policy.hpp"
+#include "policies/policy.hpp"
 #include "window.hpp"
 
 namespace cosched::policy {

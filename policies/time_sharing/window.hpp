@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "snapshot.hpp"
+#include "policies/snapshot.hpp"
 
 namespace cosched::policy {
 

@@ -11,7 +11,7 @@
 
 #include "accounting_path.hpp"
 #include "cosched/log.hpp"
-#include "job.hpp"
+#include "rm/daemon/job.hpp"
 
 namespace cosched::rm {
 

@@ -1,4 +1,4 @@
-// cosched-rm --calibrate: the contention model's three constants (rm/sensors/contention_model.hpp) measured
+// cosched-rm --calibrate: the contention model's three constants (sensors/contention_model.hpp) measured
 // when the RM starts, by the same runs as scripts/calibrate-bandwidth: BBMA alone on one CPU (b), one
 // stream-copy per CPU side by side (B, their sum), and two BBMAs side by side (k, from their slowdown). Each
 // run is one single-threaded microbenchmark process (examples/microbench/, OMP_NUM_THREADS=1, COSCHED_DISABLE)

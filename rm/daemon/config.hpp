@@ -1,4 +1,4 @@
-// cosched-rm's configuration, filled from the command line (rm/main.cpp: one options table).
+// cosched-rm's configuration, filled from the command line (rm/daemon/main.cpp: one options table).
 #pragma once
 
 #include <string>
@@ -32,7 +32,7 @@ struct Config {
   bool foreground = false;
   std::string messages;         // where a daemonized RM writes its log lines
   std::string log_level = "info";
-  // Sensors (rm/sensors/detect.hpp): which backends, and the counter-free estimate's calibration.
+  // Sensors (sensors/detect.hpp): which backends, and the counter-free estimate's calibration.
   std::string sensor = "auto";
   std::vector<std::string> also_sensor;  // backends run for comparison only (status `estimates`)
   std::string papi_event;       // a PAPI event instead of the presets; empty: PAPI_L3_TCM, PAPI_L2_TCM
@@ -42,11 +42,12 @@ struct Config {
   // Slurm (docs/slurm.md): the node whose admission the policy's may_start gates (drain/resume); empty: none.
   std::string slurm_node;
   std::string scontrol = "scontrol";  // the program that drains and resumes it (found in PATH)
-  // Progress rates for the co-scheduling policies (rm/sensors/rates.hpp): auto, app-work, iterations, regions,
+  // Progress rates for the co-scheduling policies (sensors/rates.hpp): auto, app-work, iterations, regions,
   // replay:FILE.
   std::string rate_sensor = "auto";
-  // Where those three come from when not given as options (rm/sensing.cpp, resolve_calibration): measured
-  // at start (--calibrate; saved to calibration_file when one is named too) or read from calibration_file.
+  // Where those three come from when not given as options (rm/daemon/sensing.cpp, resolve_calibration):
+  // measured at start (--calibrate; saved to calibration_file when one is named too) or read from
+  // calibration_file.
   bool calibrate = false;
   std::string calibration_file;
   double calibrate_seconds = 1;  // each calibration run

@@ -18,21 +18,21 @@
 #include <vector>
 
 #include "config.hpp"
-#include "cpu_locks.hpp"
+#include "rm/enforce/cpu_locks.hpp"
 #include "ctl_request.hpp"
 #include "cosched/log.hpp"
 #include "cosched/wire.hpp"
-#include "decision_log.hpp"
-#include "enforce/enforcer.hpp"
-#include "enforce/stopper.hpp"
-#include "guard.hpp"
+#include "rm/accounting/decision_log.hpp"
+#include "rm/enforce/enforcer.hpp"
+#include "rm/enforce/stopper.hpp"
+#include "rm/enforce/guard.hpp"
 #include "job.hpp"
 #include "policies/policy.hpp"
 #include "sensors/rates.hpp"
 #include "sensors/sensor_set.hpp"
-#include "slurm_gate.hpp"
+#include "rm/slurm/slurm_gate.hpp"
 #include "register_body.hpp"
-#include "topology.hpp"
+#include "rm/placement/topology.hpp"
 
 namespace cosched::rm {
 

@@ -110,7 +110,7 @@ json Daemon::job_json(const Job& j) const {
   o["reports"] = measured(j.perf.seq);
   o["amdahl_f"] = m && j.perf.amdahl_f >= 0 ? json(j.perf.amdahl_f) : json(nullptr);
   o["bandwidth"] = sensors_.job_json(j.id);
-  // The latest progress-rate sample (rm/sensors/rates.hpp), null until the first.
+  // The latest progress-rate sample (sensors/rates.hpp), null until the first.
   if (j.rate.valid()) {
     o["rate"] = {{"per_s", j.rate.latest.per_s},
                  {"source", j.rate.latest.source},

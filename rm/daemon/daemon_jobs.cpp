@@ -10,9 +10,9 @@
 
 #include "cosched/log.hpp"
 #include "daemon.hpp"
-#include "placement.hpp"
-#include "rank_split.hpp"
-#include "slurm_confinement.hpp"
+#include "rm/placement/placement.hpp"
+#include "rm/placement/rank_split.hpp"
+#include "rm/slurm/slurm_confinement.hpp"
 #include "register_body.hpp"
 
 namespace cosched::rm {

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "accounting.hpp"
+#include "rm/accounting/accounting.hpp"
 #include "arena_host.hpp"
 #include "cosched/cpuset.hpp"
 #include "policies/snapshot.hpp"
@@ -18,8 +18,8 @@
 
 namespace cosched::rm {
 
-// The sensing interval in progress (rm/sensing.cpp): opened at the end of a quantum for a job that runs,
-// sampled at the start of the next one unless the job was stopped, suspended or moved in between.
+// The sensing interval in progress (rm/daemon/sensing.cpp): opened at the end of a quantum for a job that
+// runs, sampled at the start of the next one unless the job was stopped, suspended or moved in between.
 struct SensorMark {
   bool open = false;
   double at = 0;
@@ -55,7 +55,7 @@ struct Job {
   std::string policy_state;   // the policy's label (e.g. PDPA's "STABLE")
 
   // A process of a job of several (an MPI rank, register_rank): the policies see the job, `gang`, whose id
-  // all its processes were given; 0 for a job of its own (rm/mpi_jobs.cpp).
+  // all its processes were given; 0 for a job of its own (rm/daemon/mpi_jobs.cpp).
   policy::JobId gang = 0;
   int rank = 0;
   std::string job_key;
@@ -79,7 +79,7 @@ struct Job {
   bool freezer_owned = false; // freezer_dir was created by the stopper (else it is the cpuset cgroup)
   std::string freezer_restore_procs;  // where the stopper puts the job back on release
 
-  // Time sharing (rm/time_sharing.cpp): runnable == false while the RM holds the job stopped.
+  // Time sharing (rm/daemon/time_sharing.cpp): runnable == false while the RM holds the job stopped.
   std::uint32_t stops = 0;    // stop → resume cycles completed (the arena's `stops`)
   double stopped_at = 0;      // when the current stop began
   double stopped_s = 0;       // time spent stopped by the RM, completed stops
@@ -93,8 +93,8 @@ struct Job {
   std::uint64_t regions_seen = 0;  // progress.regions at the previous quantum (suspension check)
   bool team_differs = false;  // the formed team differs from the allocation (noted once in `why` per change)
 
-  SensorMark sensor_mark;     // rm/sensing.cpp
-  policy::Rate rate;          // the latest progress-rate sample (rm/sensing.cpp; JobView::rate)
+  SensorMark sensor_mark;     // rm/daemon/sensing.cpp
+  policy::Rate rate;          // the latest progress-rate sample (rm/daemon/sensing.cpp; JobView::rate)
 
   std::deque<WhyEntry> why;   // most recent last, bounded
 

@@ -1,11 +1,11 @@
-// Sensing: the daemon's side of the sensor layer (rm/sensors/). An interval opens at the end of a quantum
+// Sensing: the daemon's side of the sensor layer (sensors/). An interval opens at the end of a quantum
 // for every job that runs (after that quantum's decision) and is sampled at the start of the next quantum,
 // before anything moves, unless the job was stopped, suspended or given another allocation in between: a
 // sample describes one job running on one allocation next to one set of neighbours for one whole quantum.
 // The jobs sampled together are that set (the counter-free estimate needs it). With the RM's 100 ms quantum
 // and the bandwidth policies' 200 ms one, a job is sampled twice per policy quantum, as in Antonopoulos et
 // al. §4 ("updated twice per scheduling quantum"). The same intervals carry the PMPI wrappers' byte counts
-// to the network sensor (BW^N of MemBUS), and give each job's progress rate (rm/sensors/rates.hpp) with the
+// to the network sensor (BW^N of MemBUS), and give each job's progress rate (sensors/rates.hpp) with the
 // group partners it had all along.
 #include <algorithm>
 #include <chrono>

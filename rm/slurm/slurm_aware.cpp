@@ -5,8 +5,8 @@
 // Every other job gets the backends the RM chose. These wrappers only route; each backend acts as before.
 #include <set>
 
-#include "enforcer.hpp"
-#include "stopper.hpp"
+#include "rm/enforce/enforcer.hpp"
+#include "rm/enforce/stopper.hpp"
 
 namespace cosched::rm {
 

@@ -2,7 +2,7 @@
 
 #include <sched.h>
 
-#include "enforce/cgroup_fs.hpp"
+#include "rm/enforce/cgroup_fs.hpp"
 
 namespace cosched::rm {
 

@@ -7,7 +7,7 @@
 #include "cosched/cpuset.hpp"
 #include <vector>
 
-#include "job.hpp"
+#include "rm/daemon/job.hpp"
 
 namespace cosched::rm {
 

@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "guard.hpp"
+#include "rm/enforce/guard.hpp"
 #include "slurm_node.hpp"
 
 namespace cosched::rm {

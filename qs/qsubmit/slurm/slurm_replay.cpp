@@ -14,9 +14,9 @@
 #include <set>
 
 #include "jobcomp.hpp"
-#include "paths.hpp"
-#include "processes.hpp"
-#include "progress.hpp"
+#include "qs/qsubmit/paths.hpp"
+#include "qs/qsubmit/processes.hpp"
+#include "qs/qsubmit/progress.hpp"
 #include "qs/results.hpp"
 #include "slurm_site.hpp"
 

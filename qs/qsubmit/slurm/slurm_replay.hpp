@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "options.hpp"
-#include "workload.hpp"
+#include "qs/qsubmit/options.hpp"
+#include "qs/qsubmit/workload.hpp"
 
 namespace cosched::qsubmit {
 

@@ -9,7 +9,7 @@
 #include <cstring>
 #include <sstream>
 
-#include "processes.hpp"
+#include "qs/qsubmit/processes.hpp"
 
 namespace cosched::qsubmit {
 
