@@ -19,10 +19,10 @@
 #include <string>
 #include <vector>
 
-#include "client.hpp"
+#include "ctl/client.hpp"
 #include "cosched/cli.hpp"
 #include "cosched/wire.hpp"
-#include "policies/membus_select.hpp"
+#include "policies/bandwidth/membus_select.hpp"
 #include "round.hpp"
 
 namespace {

@@ -16,7 +16,7 @@ __attribute__((visibility("default"))) int cosched_allocation(void) {
   return cosched::rt::granted_team();
 }
 
-// App-reported memory traffic (rm/sensors/app_reported.cpp reads it). Any thread; one atomic add into the
+// App-reported memory traffic (sensors/app_reported.cpp reads it). Any thread; one atomic add into the
 // arena, nothing else (the arena stays mapped after the RM dies, so no check beyond `managed` is needed).
 __attribute__((visibility("default"))) void cosched_report_bytes(uint64_t bytes) {
   if (!cosched::rt::g_tool.managed.load(std::memory_order_acquire)) return;
@@ -28,7 +28,7 @@ __attribute__((visibility("default"))) void cosched_report_bytes_(const uint64_t
   cosched_report_bytes(bytes != nullptr ? *bytes : 0);
 }
 
-// App-reported work (the co-scheduling policies' progress rate, rm/sensing.cpp reads it): as above.
+// App-reported work (the co-scheduling policies' progress rate, rm/daemon/sensing.cpp reads it): as above.
 __attribute__((visibility("default"))) void cosched_report_work(uint64_t units) {
   if (!cosched::rt::g_tool.managed.load(std::memory_order_acquire)) return;
   auto& s = cosched::rt::g_tool.arena->sensors;

@@ -6,7 +6,7 @@
 #include <random>
 #include <sstream>
 
-#include "policies/membus.hpp"
+#include "policies/bandwidth/membus.hpp"
 #include "policies/registry.hpp"
 
 namespace cosched::sim {

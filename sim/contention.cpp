@@ -1,10 +1,10 @@
 // Memory contention in the simulator, and the sensors that measure it (docs/simulator.md, "Memory
-// contention"). The forward model is the one the counter-free sensor inverts (rm/sensors/contention_model.hpp):
+// contention"). The forward model is the one the counter-free sensor inverts (sensors/contention_model.hpp):
 // a job of n threads whose thread alone moves `bandwidth` bytes/s has memory fraction m = bandwidth / b; with
-// the running jobs' demands summing past B each is slowed by s = 1 + k·m·e. Sensing mirrors rm/sensing.cpp:
-// an interval opens at the end of each quantum tick for every running job and is sampled at the start of
-// the next, unless the job was stopped or moved in between; the sensors get the same Interval a daemon
-// builds, computed from the model instead of read from an arena.
+// the running jobs' demands summing past B each is slowed by s = 1 + k·m·e. Sensing mirrors
+// rm/daemon/sensing.cpp: an interval opens at the end of each quantum tick for every running job and is
+// sampled at the start of the next, unless the job was stopped or moved in between; the sensors get the same
+// Interval a daemon builds, computed from the model instead of read from an arena.
 #include <algorithm>
 #include <cmath>
 #include <map>

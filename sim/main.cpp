@@ -14,7 +14,7 @@
 #include "qs/results.hpp"
 #include "qs/swf.hpp"
 #include "sim/options.hpp"
-#include "topology.hpp"
+#include "rm/placement/topology.hpp"
 #include "sim/progress.hpp"
 
 namespace fs = std::filesystem;

@@ -19,7 +19,7 @@ ParsedOptions parse_options(int argc, char** argv) {
 
   CLI::App app{
       "cosched-sim: replays an SWF workload on a simulated machine with the same policy objects cosched-rm runs\n"
-      "(rm/policies), libcosched's SelfAnalyzer and the daemon's placement; jobs are application models from the\n"
+      "(policies/), libcosched's SelfAnalyzer and the daemon's placement; jobs are application models from the\n"
       "catalog. Writes qsubmit's result files (jobs.csv, summary.json, ml.csv, traces) to --out.\n"
       "Usage: cosched-sim WORKLOAD --policy NAME --cpus N [options], or cosched-sim --list-policies.\n"
       "cosched-sim cluster [options] runs the cluster model instead (cosched-sim cluster --help).\n"

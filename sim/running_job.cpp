@@ -28,7 +28,7 @@ int detection_iterations(const AppModel& app, const AnalyzerSettings& analyzer) 
 }
 
 // The job's own settings: --sa-baseline-cpus auto (0) is resolved per job as the daemon does it
-// (rm/config.hpp, baseline_cpus_for: a quarter of the request, at least 1).
+// (rm/daemon/config.hpp, baseline_cpus_for: a quarter of the request, at least 1).
 AnalyzerSettings for_job(AnalyzerSettings settings, int request) {
   if (settings.config.baseline_cpus <= 0) settings.config.baseline_cpus = std::max(1, request / 4);
   return settings;

@@ -1,17 +1,17 @@
-// The resource manager's side of the simulation, mirroring rm/daemon_jobs.cpp call for call: build the
+// The resource manager's side of the simulation, mirroring rm/daemon/daemon_jobs.cpp call for call: build the
 // snapshot, call the policy, make its answer safe (every allocation in [1, cpus]), place CPUs with the
 // daemon's own rm::place(), apply, and deliver reports at quantum ticks (Daemon::poll_reports).
 #include <algorithm>
 #include <map>
 
 #include "cosched/log.hpp"
-#include "placement.hpp"
+#include "rm/placement/placement.hpp"
 #include "sim/simulator.hpp"
 
 namespace cosched::sim {
 
 namespace {
-constexpr std::size_t kHistoryDepth = 16;  // as the daemon keeps (rm/daemon_jobs.cpp)
+constexpr std::size_t kHistoryDepth = 16;  // as the daemon keeps (rm/daemon/daemon_jobs.cpp)
 constexpr int kBadAllocationWarnings = 10;
 }  // namespace
 
@@ -197,7 +197,7 @@ void Simulator::on_tick(std::int64_t index) {
 }
 
 void Simulator::log_decision(const policy::Decision& d, policy::Event event, policy::JobId subject) {
-  // The daemon's decision-log entry (rm/daemon_jobs.cpp), plus each job's SWF number.
+  // The daemon's decision-log entry (rm/daemon/daemon_jobs.cpp), plus each job's SWF number.
   nlohmann::json jobs = nlohmann::json::array();
   for (const auto& v : snapshot_.jobs) {
     const Slot& slot = running_.at(v.id);

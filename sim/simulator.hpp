@@ -1,4 +1,4 @@
-// cosched-sim's engine: replays a workload against one policy object from rm/policies (the very objects
+// cosched-sim's engine: replays a workload against one policy object from policies (the very objects
 // cosched-rm runs, DESIGN rule 2) on a modelled machine, and records what qsubmit would record.
 //
 // What it plays, per role (docs/simulator.md has the full account):
@@ -7,7 +7,7 @@
 //   the RM   the daemon's calls, in its order: decide(arrival) on admission, decide(departure) on exit,
 //            at each quantum tick decide(report) for every job with a new report then decide(quantum),
 //            decide(timer) at Decision::wake_at; the same clamping of allocations and the same placement
-//            (rm::place) as rm/daemon_jobs.cpp
+//            (rm::place) as rm/daemon/daemon_jobs.cpp
 //   the jobs RunningJob: work, speedup curve, reallocation cost, and libcosched's real SelfAnalyzer
 //
 // Quantum ticks are simulated only when one can matter (a report to deliver, a decision to follow up, or
@@ -45,7 +45,7 @@ struct SimConfig {
   AnalyzerSettings analyzer;
   JobTiming timing;
   std::uint64_t seed = 1;
-  // Memory contention (docs/simulator.md, "Memory contention"): the model of rm/sensors/contention_model.hpp
+  // Memory contention (docs/simulator.md, "Memory contention"): the model of sensors/contention_model.hpp
   // slows running jobs down by their catalog `bandwidth`; off unless calibrated (B, b and k given).
   sensors::Calibration memory;
   // Which sensors fill JobView::bandwidth: auto (app-reported: the models' exact traffic, then counter-free),

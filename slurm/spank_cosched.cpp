@@ -6,9 +6,9 @@
 // In each task of a --cosched job (slurm_spank_task_init, in the task, as the user, just before the exec)
 // the plugin sets the environment cosched-run would set for that program (libruntime/launcher/launch_env,
 // the same code), plus the job's identity: every task and step of one Slurm job on a node registers under
-// the key "slurm:<job id>", so the RM makes them one job (rm/mpi_jobs.cpp), and each task asks for the CPUs
-// Slurm gave it. The batch script's step preloads LLVM's libomp by default (unless nogomp): the script is
-// not what runs OpenMP, the programs it starts are, and they inherit its environment. Without an RM on the
+// the key "slurm:<job id>", so the RM makes them one job (rm/daemon/mpi_jobs.cpp), and each task asks for the
+// CPUs Slurm gave it. The batch script's step preloads LLVM's libomp by default (unless nogomp): the script
+// is not what runs OpenMP, the programs it starts are, and they inherit its environment. Without an RM on the
 // node the task runs natively, after one warning line: cosched never makes a Slurm job fail.
 #include <dlfcn.h>
 #include <unistd.h>
@@ -25,7 +25,7 @@ extern "C" {
 }
 
 #include "cosched/wire.hpp"
-#include "launch_env.hpp"
+#include "libruntime/launcher/launch_env.hpp"
 
 // The symbols slurmd/srun look for (SPANK_PLUGIN in spank.h, spelled out: in C++ a const at namespace scope
 // would otherwise have internal linkage and the plugin would not load).

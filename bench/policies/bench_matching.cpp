@@ -1,7 +1,8 @@
 // The symbiotic policy's schedule search per quantum (docs/performance.md, "Co-runner matching"): for n jobs
-// on n/2 SMT2 cores, LEMON's blossom over the complete graph of predicted pair costs (rm/policies/matching.hpp),
-// and a whole symbiotic decide() with a learned matrix. The thesis reports about 0.1 ms per quantum for its
-// scheduler (§6.5) with 12-40 processes; the per-quantum budget here is the 100 ms quantum.
+// on n/2 SMT2 cores, LEMON's blossom over the complete graph of predicted pair costs
+// (policies/coschedule/matching.hpp), and a whole symbiotic decide() with a learned matrix. The thesis
+// reports about 0.1 ms per quantum for its scheduler (§6.5) with 12-40 processes; the per-quantum budget here
+// is the 100 ms quantum.
 //
 //   cmake --build --preset release --target bench_matching
 //   build/release/bench/policies/bench_matching --benchmark_repetitions=3 --benchmark_report_aggregates_only=true
@@ -9,9 +10,9 @@
 
 #include <random>
 
-#include "policies/coschedule.hpp"
-#include "policies/interference.hpp"
-#include "policies/matching.hpp"
+#include "policies/coschedule/coschedule.hpp"
+#include "policies/coschedule/interference.hpp"
+#include "policies/coschedule/matching.hpp"
 
 namespace {
 

@@ -7,7 +7,7 @@
 
 #include <memory>
 
-#include "policies/equal_efficiency.hpp"
+#include "policies/space/equal_efficiency.hpp"
 #include "policies/registry.hpp"
 
 namespace {

@@ -24,9 +24,9 @@
 #include <thread>
 #include <vector>
 
-#include "enforce/stopper.hpp"
-#include "guard.hpp"
-#include "job.hpp"
+#include "rm/enforce/stopper.hpp"
+#include "rm/enforce/guard.hpp"
+#include "rm/daemon/job.hpp"
 
 namespace {
 

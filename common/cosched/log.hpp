@@ -1,6 +1,6 @@
 // Logging with levels and a per-subsystem mask (STYLE habit 6). The level test happens before any
 // formatting, so disabled debug lines cost one load and a compare. The decision log is separate and
-// structured (JSON lines, rm/decision_log.hpp): this is for humans.
+// structured (JSON lines, rm/accounting/decision_log.hpp): this is for humans.
 #pragma once
 
 #include <fmt/core.h>

@@ -2,7 +2,7 @@
 //
 // Both sides are versioned: every frame and the arena start with a magic and a version, and a mismatch
 // is one clear error (STYLE habit 9). The RM trusts nothing the job writes: every job-written field is
-// range-checked by the RM before use (rm/arena_host.cpp).
+// range-checked by the RM before use (rm/daemon/arena_host.cpp).
 #pragma once
 
 #include <atomic>
@@ -229,7 +229,7 @@ constexpr const char* no_speedup_name(NoSpeedup r) noexcept {
   return "none";
 }
 
-// Written by the job only, for the RM's sensors (rm/sensors/; docs/architecture.md, "Sensors"): cumulative
+// Written by the job only, for the RM's sensors (sensors/; docs/architecture.md, "Sensors"): cumulative
 // counters with relaxed stores, outside any seqlock (the RM reads deltas over its quantum and range-checks
 // them). Appended after JobBlock: a libcosched built before it existed leaves it zero, which reads as
 // "no data", so the arena version did not change.

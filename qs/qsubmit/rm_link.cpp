@@ -12,7 +12,7 @@
 #include <sstream>
 #include <thread>
 
-#include "client.hpp"
+#include "ctl/client.hpp"
 #include "paths.hpp"
 #include "processes.hpp"
 

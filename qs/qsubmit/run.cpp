@@ -14,7 +14,7 @@
 #include "processes.hpp"
 #include "progress.hpp"
 #include "replay.hpp"
-#include "slurm_replay.hpp"
+#include "qs/qsubmit/slurm/slurm_replay.hpp"
 #include "rm_link.hpp"
 #include "workload.hpp"
 

@@ -17,7 +17,7 @@
 
 #include "cosched/error.hpp"
 #include "guard.hpp"
-#include "job.hpp"
+#include "rm/daemon/job.hpp"
 
 namespace cosched::rm {
 

@@ -1,5 +1,6 @@
 // libFuzzer target for the RM's control path: payload bytes → parse_ctl_request → the policy change the
-// daemon would make (rm/daemon_ctl.cpp). Properties beyond "no crash, no exception, no sanitizer report":
+// daemon would make (rm/daemon/daemon_ctl.cpp). Properties beyond "no crash, no exception, no sanitizer
+// report":
 //  - a request is either typed (fields the command needs are present and well-formed) or one error;
 //  - a parameter change is all or nothing: when with_params refuses, the live policy is unchanged.
 #include <cstddef>
@@ -8,8 +9,8 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "rm/ctl_request.hpp"
-#include "rm/policies/registry.hpp"
+#include "rm/daemon/ctl_request.hpp"
+#include "policies/registry.hpp"
 
 namespace rm = cosched::rm;
 namespace policy = cosched::policy;

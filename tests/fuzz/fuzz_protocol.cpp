@@ -1,6 +1,6 @@
 // Fuzz target for the RM's socket protocol: bytes a peer sends → the daemon's incremental FrameReader →
-// the body of each frame (register body or control JSON), as rm/server.cpp and rm/daemon_jobs.cpp read them.
-// Properties beyond "no crash, no sanitizer report":
+// the body of each frame (register body or control JSON), as rm/daemon/server.cpp and
+// rm/daemon/daemon_jobs.cpp read them. Properties beyond "no crash, no sanitizer report":
 //  - reading the stream in arbitrary pieces yields exactly the frames of reading it whole (recv() may split
 //    a frame anywhere);
 //  - the frames read re-encode to the bytes consumed, and no frame exceeds the payload limit;
@@ -17,8 +17,8 @@
 
 #include "cosched/protocol.hpp"
 #include "cosched/wire.hpp"
-#include "rm/ctl_request.hpp"
-#include "rm/register_body.hpp"
+#include "rm/daemon/ctl_request.hpp"
+#include "rm/daemon/register_body.hpp"
 
 namespace wire = cosched::wire;
 namespace proto = cosched::proto;

@@ -20,7 +20,7 @@ BUILD = os.environ.get("COSCHED_BUILD_DIR", os.path.join(os.path.dirname(__file_
 # An AddressSanitizer build (scripts/test --asan): the daemons are instrumented, the jobs' side is not.
 SANITIZED = os.environ.get("COSCHED_SANITIZED") == "1"
 RM = os.path.join(BUILD, "rm/cosched-rm")
-CTL = os.path.join(BUILD, "rm/ctl/cosched-ctl")
+CTL = os.path.join(BUILD, "ctl/cosched-ctl")
 RUN = os.path.join(BUILD, "libruntime/launcher/cosched-run")
 BIN = os.path.join(BUILD, "bin")
 

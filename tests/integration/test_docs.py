@@ -15,7 +15,7 @@ from harness import BUILD, RmTestCase, program, wait_for
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "../.."))
 COMMANDS = {
     "cosched-rm": [os.path.join(BUILD, "rm/cosched-rm")],
-    "cosched-ctl": [os.path.join(BUILD, "rm/ctl/cosched-ctl")],
+    "cosched-ctl": [os.path.join(BUILD, "ctl/cosched-ctl")],
     "cosched-run": [os.path.join(BUILD, "libruntime/launcher/cosched-run")],
     "qsubmit": [os.path.join(BUILD, "qs/qsubmit/qsubmit")],
     "cosched-sim": [os.path.join(BUILD, "sim/cosched-sim")],

@@ -2,7 +2,7 @@
 // every node derives, S_l over it, and the agreed order mapped back to this node's job ids.
 #include <gtest/gtest.h>
 
-#include "policies/membus_select.hpp"
+#include "policies/bandwidth/membus_select.hpp"
 #include "round.hpp"
 
 using namespace cosched::cluster;

@@ -5,7 +5,7 @@
 
 #include <map>
 
-#include "policies/bus_bandwidth.hpp"
+#include "policies/bandwidth/bus_bandwidth.hpp"
 #include "policies/registry.hpp"
 #include "policy_test_util.hpp"
 

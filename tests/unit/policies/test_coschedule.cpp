@@ -1,13 +1,14 @@
-// The co-scheduling policies bas, fair, perf-fair and symbiotic (rm/policies/coschedule.hpp) against a small
-// world: each job has a rate alone and a slowdown next to each partner in its group, the world samples every
-// job that ran each 100 ms RM quantum as the daemon does, and the policies learn from those samples only.
+// The co-scheduling policies bas, fair, perf-fair and symbiotic (policies/coschedule/coschedule.hpp) against
+// a small world: each job has a rate alone and a slowdown next to each partner in its group, the world
+// samples every job that ran each 100 ms RM quantum as the daemon does, and the policies learn from those
+// samples only.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <functional>
 #include <map>
 
-#include "policies/coschedule.hpp"
+#include "policies/coschedule/coschedule.hpp"
 #include "policies/registry.hpp"
 #include "policy_test_util.hpp"
 

@@ -1,7 +1,7 @@
 // DSS (Polychronopoulos et al., §3.1, eqs. 1–3): W = Σρ, R_i = ⌊ρ_i P / W⌋, x_i = R_i + δ_i, min(x_i, ρ_i).
 #include <gtest/gtest.h>
 
-#include "policies/dss.hpp"
+#include "policies/space/dss.hpp"
 #include "policy_test_util.hpp"
 
 using namespace cosched::policy;

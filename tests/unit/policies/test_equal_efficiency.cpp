@@ -1,7 +1,7 @@
 // Equal_efficiency (Nguyen, Zahorjan, Vaswani 1996, as used in the PDPA paper §3.3/§5) on Amdahl curves.
 #include <gtest/gtest.h>
 
-#include "policies/equal_efficiency.hpp"
+#include "policies/space/equal_efficiency.hpp"
 #include "policy_test_util.hpp"
 
 using namespace cosched::policy;

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "policies/equipartition.hpp"
+#include "policies/space/equipartition.hpp"
 #include "policy_test_util.hpp"
 
 using namespace cosched::policy;

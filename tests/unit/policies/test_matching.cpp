@@ -1,6 +1,6 @@
-// Minimum-cost co-runner groups (rm/policies/matching.hpp): LEMON's blossom on small graphs with known
-// optima, the dummy vertices for odd counts and spare cores, ties (where Boost 1.74's matching fails), and the
-// SMT4 hierarchy against an exhaustive search.
+// Minimum-cost co-runner groups (policies/coschedule/matching.hpp): LEMON's blossom on small graphs with
+// known optima, the dummy vertices for odd counts and spare cores, ties (where Boost 1.74's matching fails),
+// and the SMT4 hierarchy against an exhaustive search.
 #include <gtest/gtest.h>
 
 #include <functional>
@@ -8,7 +8,7 @@
 #include <map>
 #include <random>
 
-#include "policies/matching.hpp"
+#include "policies/coschedule/matching.hpp"
 
 using namespace cosched::policy;
 

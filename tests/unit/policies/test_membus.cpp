@@ -5,7 +5,7 @@
 
 #include <cmath>
 
-#include "policies/membus.hpp"
+#include "policies/bandwidth/membus.hpp"
 #include "policies/registry.hpp"
 #include "policy_test_util.hpp"
 

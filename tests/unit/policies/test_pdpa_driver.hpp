@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <string>
 
-#include "policies/pdpa.hpp"
+#include "policies/space/pdpa.hpp"
 
 namespace cosched::policy::testing {
 

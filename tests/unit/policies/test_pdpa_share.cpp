@@ -3,7 +3,7 @@
 // worked out by hand in the comment next to it.
 #include <gtest/gtest.h>
 
-#include "policies/pdpa_share.hpp"
+#include "policies/space/pdpa_share.hpp"
 #include "test_pdpa_driver.hpp"
 
 using namespace cosched::policy;

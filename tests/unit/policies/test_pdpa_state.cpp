@@ -1,7 +1,7 @@
 // Every transition of PDPA's state diagram (Corbalan et al., TPDS 2005, §4.2), one job at a time.
 #include <gtest/gtest.h>
 
-#include "policies/pdpa_state.hpp"
+#include "policies/space/pdpa_state.hpp"
 
 using namespace cosched::policy;
 

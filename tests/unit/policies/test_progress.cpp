@@ -1,10 +1,10 @@
-// Progress without counters (rm/policies/progress.hpp, interference.hpp): Feliu's eq. 6.1 with rates, the
-// expiry rules of §6.2.4 (40 scheduled quanta, close to expire at 20), the learned interference matrix and
-// the bounded exploration. Every expected value is worked out in the comments.
+// Progress without counters (policies/coschedule/progress.hpp, interference.hpp): Feliu's eq. 6.1 with rates,
+// the expiry rules of §6.2.4 (40 scheduled quanta, close to expire at 20), the learned interference matrix
+// and the bounded exploration. Every expected value is worked out in the comments.
 #include <gtest/gtest.h>
 
-#include "policies/interference.hpp"
-#include "policies/progress.hpp"
+#include "policies/coschedule/interference.hpp"
+#include "policies/coschedule/progress.hpp"
 
 using namespace cosched::policy;
 

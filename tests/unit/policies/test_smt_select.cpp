@@ -1,8 +1,8 @@
-// The selection and allocation steps of Feliu's Algorithms 5-8 (rm/policies/smt_select.hpp), with values
-// worked by hand in the comments. Bandwidths in transactions/µs per thread, as in the thesis.
+// The selection and allocation steps of Feliu's Algorithms 5-8 (policies/coschedule/smt_select.hpp), with
+// values worked by hand in the comments. Bandwidths in transactions/µs per thread, as in the thesis.
 #include <gtest/gtest.h>
 
-#include "policies/smt_select.hpp"
+#include "policies/coschedule/smt_select.hpp"
 
 using namespace cosched::policy;
 

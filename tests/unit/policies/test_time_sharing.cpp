@@ -5,11 +5,11 @@
 
 #include <map>
 
-#include "policies/gang.hpp"
+#include "policies/time_sharing/gang.hpp"
 #include "policies/registry.hpp"
-#include "policies/sw_dss.hpp"
-#include "policies/vtq_dss.hpp"
-#include "policies/window.hpp"
+#include "policies/time_sharing/sw_dss.hpp"
+#include "policies/time_sharing/vtq_dss.hpp"
+#include "policies/time_sharing/window.hpp"
 #include "policy_test_util.hpp"
 
 using namespace cosched::policy;

@@ -6,9 +6,9 @@
 #include <cstdio>
 #include <fstream>
 
-#include "jobcomp.hpp"
+#include "qs/qsubmit/slurm/jobcomp.hpp"
 #include "options.hpp"
-#include "slurm_replay.hpp"
+#include "qs/qsubmit/slurm/slurm_replay.hpp"
 
 using namespace cosched::qsubmit;
 

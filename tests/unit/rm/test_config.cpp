@@ -1,8 +1,8 @@
-// The baseline each job measures (rm/config.hpp, baseline_cpus_for): --baseline-cpus N for every job, or
-// auto, a quarter of the job's request, at least one CPU.
+// The baseline each job measures (rm/daemon/config.hpp, baseline_cpus_for): --baseline-cpus N for every job,
+// or auto, a quarter of the job's request, at least one CPU.
 #include <gtest/gtest.h>
 
-#include "config.hpp"
+#include "rm/daemon/config.hpp"
 
 namespace cosched::rm {
 namespace {

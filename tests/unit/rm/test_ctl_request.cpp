@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "ctl_request.hpp"
+#include "rm/daemon/ctl_request.hpp"
 
 using namespace cosched;
 using namespace cosched::rm;

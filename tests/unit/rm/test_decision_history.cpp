@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "decision_log.hpp"
+#include "rm/accounting/decision_log.hpp"
 
 using cosched::rm::DecisionHistory;
 

@@ -8,7 +8,7 @@
 #include <fstream>
 #include <string>
 
-#include "guard.hpp"
+#include "rm/enforce/guard.hpp"
 
 using cosched::rm::Guard;
 

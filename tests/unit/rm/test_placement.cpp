@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "placement.hpp"
+#include "rm/placement/placement.hpp"
 
 using cosched::CpuSet;
 using cosched::rm::place;

@@ -1,9 +1,10 @@
-// Placement of co-scheduled groups (rm/placement_groups.cpp): SMT siblings of one core on machines described
-// with hwloc synthetic topologies, adjacent cores without SMT, and the fallback when groups do not fit.
+// Placement of co-scheduled groups (rm/placement/placement_groups.cpp): SMT siblings of one core on machines
+// described with hwloc synthetic topologies, adjacent cores without SMT, and the fallback when groups do not
+// fit.
 #include <gtest/gtest.h>
 
-#include "placement.hpp"
-#include "topology.hpp"
+#include "rm/placement/placement.hpp"
+#include "rm/placement/topology.hpp"
 
 using cosched::CpuSet;
 using namespace cosched::rm;

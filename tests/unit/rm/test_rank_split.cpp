@@ -1,7 +1,7 @@
-// The ranks of an MPI job share its allocation (rm/rank_split.hpp): shares and CPU slices.
+// The ranks of an MPI job share its allocation (rm/placement/rank_split.hpp): shares and CPU slices.
 #include <gtest/gtest.h>
 
-#include "rank_split.hpp"
+#include "rm/placement/rank_split.hpp"
 
 using cosched::CpuSet;
 using cosched::rm::rank_shares;

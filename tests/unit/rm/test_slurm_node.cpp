@@ -1,5 +1,6 @@
-// The Slurm node gate's mechanism (rm/slurm_node.hpp) against a fake scontrol: a node is drained only when
-// nobody else drained it, resumed only while the reason is cosched's, and the guard resumes it when the RM dies.
+// The Slurm node gate's mechanism (rm/slurm/slurm_node.hpp) against a fake scontrol: a node is drained only
+// when nobody else drained it, resumed only while the reason is cosched's, and the guard resumes it when the
+// RM dies.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -8,8 +9,8 @@
 #include <sstream>
 #include <string>
 
-#include "guard.hpp"
-#include "slurm_node.hpp"
+#include "rm/enforce/guard.hpp"
+#include "rm/slurm/slurm_node.hpp"
 
 namespace slurm = cosched::rm::slurm;
 

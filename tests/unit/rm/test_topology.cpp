@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "topology.hpp"
+#include "rm/placement/topology.hpp"
 
 using cosched::CpuSet;
 using cosched::rm::Topology;

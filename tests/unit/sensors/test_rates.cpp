@@ -1,4 +1,4 @@
-// Progress rates (rm/sensors/rates.hpp): which source a job's rate comes from, the correction for time spent
+// Progress rates (sensors/rates.hpp): which source a job's rate comes from, the correction for time spent
 // waiting for a CPU, and the replay file (rates as a function of the group partners).
 #include <gtest/gtest.h>
 

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "sim_test_util.hpp"
-#include "topology.hpp"
+#include "rm/placement/topology.hpp"
 
 namespace cosched::sim {
 namespace {

@@ -1,0 +1,123 @@
+// The policy interface: Snapshot in, Decision out (DESIGN "policies"; STYLE habits 2 and 3).
+//
+// A policy is a pure object. It keeps its own per-job memory (e.g. PDPA's states) as members, but it never
+// reads a clock, touches a pid or a file, or uses globals: time arrives in Snapshot::now, and a policy that
+// wants to be called later says so in Decision::wake_at. The daemon and cosched-sim call the very same
+// objects. Nothing outside policies/registry.cpp names a concrete policy.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cosched/error.hpp"
+#include "snapshot.hpp"
+
+namespace cosched::policy {
+
+// The policy's verdict for one job.
+struct Allocation {
+  JobId id = 0;
+  int cpus = 1;              // >= 1 for every admitted job (run-to-completion space sharing)
+  bool runnable = true;      // time-sharing policies clear it for jobs that sit out the next quantum
+  std::string state;         // policy-specific label shown in status (e.g. "INC", "STABLE"), may be empty
+  std::string reason;        // why, in words, when this allocation differs from the previous one
+};
+
+struct Decision {
+  std::vector<Allocation> jobs;  // one entry per job of the snapshot, same order
+  bool may_start = false;        // multiprogramming level: may the queuing system start a job now?
+  std::string may_start_reason;
+  std::optional<double> wake_at; // call me again (Event::timer) at this time, if nothing else happens
+  // Groups of jobs that should share cores (SMT symbiosis); empty when the policy has no opinion.
+  std::vector<std::vector<JobId>> co_schedule;
+
+  [[nodiscard]] const Allocation* find(JobId id) const;
+};
+
+// What a co-scheduling policy has learned (`cosched-ctl pairs`, `status --json`): its slowdown matrix, each
+// job's progress and rate alone, and what exploring unseen pairs cost (docs/policies.md, "Co-scheduling").
+struct PairEntry {
+  JobId job = 0;            // i
+  JobId with = 0;           // j
+  double slowdown = 1;      // ŝ(i | j)
+  int samples = 0;
+  double at = 0;            // the latest sample (snapshot time base)
+};
+struct JobProgressEntry {
+  JobId id = 0;
+  double progress = 0;      // eq. 6.1, in base quanta of alone work
+  double alone = 0;         // rate alone (per second, in `source`'s unit); 0: none yet
+  std::string source;
+  int since_estimate = 0;   // scheduled quanta since the rate alone was measured
+  bool expired = true;
+  double last_ratio = -1;   // the latest rate / rate alone; -1 none
+};
+struct PairsReport {
+  std::string model;        // "learned pairs" (the counter-free matrix)
+  std::vector<PairEntry> entries;
+  std::vector<JobProgressEntry> jobs;
+  std::uint64_t quanta = 0;         // quanta in which groups were chosen
+  std::uint64_t explored = 0;       // of those, quanta that forced an unseen pair
+  double exploration_cost = 0;      // Σ predicted extra slowdown of the explored quanta
+  int explore_every = 0;            // exploration bound: at most one quantum in this many (0: off)
+};
+
+struct Param {
+  std::string name;
+  std::string value;
+  std::string help;
+};
+
+class Policy {
+ public:
+  virtual ~Policy() = default;
+  Policy() = default;
+  Policy& operator=(const Policy&) = delete;
+
+  [[nodiscard]] virtual std::string_view name() const = 0;
+
+  // A copy with the same parameters and the same memory of jobs. The daemon changes parameters on a copy
+  // and keeps it only when every change was accepted (set_params in registry.hpp): all or nothing.
+  [[nodiscard]] virtual std::unique_ptr<Policy> clone() const = 0;
+
+  // Called by the daemon's event loop (single-threaded) or the simulator's engine, on every Event.
+  // Must return an allocation for every job in `s.jobs`, each >= 1 CPU.
+  virtual Decision decide(const Snapshot& s) = 0;
+
+  // Tunables. Default: none. set_param must reject unknown names and bad values with a clear Error and
+  // leave the policy unchanged.
+  [[nodiscard]] virtual std::vector<Param> params() const { return {}; }
+  virtual Status set_param(std::string_view name, std::string_view value);
+
+  // A job left. Default: nothing (policies that remember jobs override it to forget them).
+  virtual void forget(JobId /*id*/) {}
+
+  // The local phase of a cluster-wide policy (MemBUS's Algorithm 2): the jobs this node proposes for the next
+  // quantum, for cosched-cluster's reduction (Snapshot::cluster brings the agreed order back). Must not change
+  // the policy. Default: nullopt, the policy has no cluster phase (cosched-cluster then reports it).
+  [[nodiscard]] virtual std::optional<std::vector<JobId>> cluster_candidates(const Snapshot& /*s*/) const {
+    return std::nullopt;
+  }
+
+  // A co-scheduling policy's learned interference and progress (cosched-ctl pairs). Default: nullopt.
+  [[nodiscard]] virtual std::optional<PairsReport> pairs() const { return std::nullopt; }
+
+  // The policy's own scheduling quantum in seconds, where it has one longer than the RM's tick (the
+  // bandwidth-aware policies: Antonopoulos et al.'s 200 ms, MemBUS's q). Caller: the daemon's status, which
+  // states how many sensor samples each job gets per policy quantum. Default: nullopt, the policy acts on
+  // the RM's quantum.
+  [[nodiscard]] virtual std::optional<double> time_quantum_s() const { return std::nullopt; }
+
+  // Whether decisions use measured speedups (Perf). Default: no. When no, jobs skip the SelfAnalyzer's
+  // baseline phase (they would otherwise run below their allocation for a few iterations for nothing).
+  [[nodiscard]] virtual bool uses_speedup() const { return false; }
+
+ protected:
+  Policy(const Policy&) = default;  // for clone() only: policies are never copied by value elsewhere
+};
+
+}  // namespace cosched::policy

@@ -1,0 +1,126 @@
+#include "gang.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+#include <fmt/format.h>
+
+#include "policies/param_util.hpp"
+
+namespace cosched::policy {
+
+std::vector<int> gang_rows(const std::vector<int>& widths, int cpus) {
+  std::vector<int> free;  // free columns per row
+  std::vector<int> row(widths.size());
+  for (std::size_t i = 0; i < widths.size(); ++i) {
+    const int w = std::clamp(widths[i], 1, std::max(cpus, 1));
+    auto fit = std::find_if(free.begin(), free.end(), [w](int f) { return f >= w; });
+    if (fit == free.end()) {
+      free.push_back(std::max(cpus, 1));
+      fit = free.end() - 1;
+    }
+    *fit -= w;
+    row[i] = static_cast<int>(fit - free.begin());
+  }
+  return row;
+}
+
+Decision Gang::decide(const Snapshot& s) {
+  const int P = std::max(s.machine.cpus, 1);
+  const std::size_t n = s.jobs.size();
+  std::vector<int> width(n);
+  for (std::size_t i = 0; i < n; ++i) width[i] = std::clamp(s.jobs[i].request, 1, P);
+  const std::vector<int> rows = gang_rows(width, P);
+  const int nrows = n == 0 ? 0 : *std::max_element(rows.begin(), rows.end()) + 1;
+
+  auto waited = [&](std::size_t i) {  // smaller: waited longer (never ran: 0)
+    auto it = last_run_.find(s.jobs[i].id);
+    return it == last_run_.end() ? std::uint64_t{0} : it->second;
+  };
+  // The row keeps running until the quantum ends; a new row when the quantum ends or none of it is left.
+  bool row_present = false;
+  for (JobId id : row_) row_present |= s.find(id) != nullptr;
+  int chosen = -1;
+  if (n > 0 && (s.event == Event::quantum || !row_present)) {
+    std::size_t longest = 0;
+    for (std::size_t i = 1; i < n; ++i) {
+      if (waited(i) < waited(longest)) longest = i;
+    }
+    chosen = rows[longest];
+    ++step_;
+    row_.clear();
+    for (std::size_t i = 0; i < n; ++i) {
+      if (rows[i] == chosen) {
+        row_.push_back(s.jobs[i].id);
+        last_run_[s.jobs[i].id] = step_;
+      }
+    }
+  }
+
+  std::vector<char> runs(n, 0);
+  int used = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (std::find(row_.begin(), row_.end(), s.jobs[i].id) != row_.end()) {
+      runs[i] = 1;
+      used += width[i];
+    }
+  }
+  std::vector<char> alternate(n, 0);
+  if (alternate_ && used < P) {
+    std::vector<std::size_t> order(n);
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return waited(a) < waited(b); });
+    for (std::size_t i : order) {
+      if (runs[i] || used + width[i] > P) continue;
+      runs[i] = 1;
+      alternate[i] = 1;
+      used += width[i];
+    }
+  }
+
+  Decision d;
+  d.jobs.reserve(n);
+  int my_row = -1;
+  for (JobId id : row_) {
+    for (std::size_t i = 0; i < n; ++i) {
+      if (s.jobs[i].id == id) my_row = rows[i];
+    }
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto& j = s.jobs[i];
+    Allocation a{j.id, width[i], runs[i] != 0, fmt::format("row {}/{}", rows[i] + 1, nrows), ""};
+    if (a.runnable != j.runnable || a.cpus != j.allocation) {
+      if (alternate[i]) {
+        a.reason = fmt::format("gang: row {} of {} runs; this job (row {}) fills {} idle CPU(s) of it",
+                               my_row + 1, nrows, rows[i] + 1, width[i]);
+      } else if (a.runnable) {
+        a.reason = fmt::format("gang: its row {} of {} runs this quantum on min(ρ={}, P={}) = {} CPU(s)", rows[i] + 1,
+                               nrows, j.request, P, width[i]);
+      } else {
+        a.reason = fmt::format("gang: row {} of {} runs this quantum; this job's row {} waits", my_row + 1, nrows,
+                               rows[i] + 1);
+      }
+    }
+    d.jobs.push_back(std::move(a));
+  }
+  // Time sharing admits every job: each gets quanta (multiprogramming is bounded by the workload).
+  d.may_start = true;
+  d.may_start_reason = "gang scheduling gives every job a row";
+  return d;
+}
+
+std::vector<Param> Gang::params() const {
+  return {{"alternate", alternate_ ? "1" : "0",
+           "1: CPUs the running row leaves idle go to other rows' jobs that fit (work conserving, default); "
+           "0: strict flat gang"}};
+}
+
+Status Gang::set_param(std::string_view name, std::string_view value) {
+  if (name != "alternate") return Policy::set_param(name, value);
+  long v = 0;
+  if (auto st = parse_int_param(name, value, 0, 1, v); !st) return st;
+  alternate_ = v != 0;
+  return {};
+}
+
+}  // namespace cosched::policy

@@ -1,0 +1,38 @@
+// Gang scheduling (Ousterhout, "Scheduling Techniques for Concurrent Systems", 1982), the flat gang
+// comparator of Polychronopoulos et al. §4: jobs are packed into rows of P columns (first fit, admission
+// order, a job taking min(ρ, P) columns); one row runs per quantum, all its jobs at once, the others
+// stopped. Rows run in round robin: each quantum the row holding the job that has waited longest since it
+// last ran (ties: the oldest job) — a plain round robin over rows that stays fair when rows are re-packed
+// after arrivals and departures, so no job starves.
+//
+// alternate=1 (default, our choice for work conservation): CPUs the chosen row leaves idle go to jobs of
+// other rows that fit in them whole, longest-waiting first (Ousterhout's alternate selection). alternate=0
+// is the strict flat gang: idle columns stay idle, by design.
+#pragma once
+
+#include <map>
+
+#include "policies/policy.hpp"
+
+namespace cosched::policy {
+
+class Gang final : public Policy {
+ public:
+  [[nodiscard]] std::string_view name() const override { return "gang"; }
+  [[nodiscard]] std::unique_ptr<Policy> clone() const override { return std::make_unique<Gang>(*this); }
+  Decision decide(const Snapshot& s) override;
+  [[nodiscard]] std::vector<Param> params() const override;
+  Status set_param(std::string_view name, std::string_view value) override;
+  void forget(JobId id) override { last_run_.erase(id); }
+
+ private:
+  bool alternate_ = true;
+  std::uint64_t step_ = 0;             // rows started so far
+  std::vector<JobId> row_;             // the jobs of the row now running
+  std::map<JobId, std::uint64_t> last_run_;  // the step in which each job's row last ran
+};
+
+// Ousterhout's matrix for these widths (min(ρ, P) each): the row index of every job, first fit.
+std::vector<int> gang_rows(const std::vector<int>& widths, int cpus);
+
+}  // namespace cosched::policy

@@ -1,0 +1,82 @@
+#include "sw_dss.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "policies/space/dss.hpp"
+#include "policies/param_util.hpp"
+
+namespace cosched::policy {
+
+Decision SlidingWindowDss::decide(const Snapshot& s) {
+  const int P = std::max(s.machine.cpus, 1);
+  const std::size_t n = s.jobs.size();
+  std::vector<int> requests(n);
+  for (std::size_t i = 0; i < n; ++i) requests[i] = s.jobs[i].request;
+
+  std::size_t start = start_ < 0 ? 0 : position_at_or_after(s.jobs, start_);
+  std::vector<std::size_t> window = gang_from(requests, start, P, limits_);
+  if (s.event == Event::quantum && window.size() < n) {
+    // The quantum ended: the next scheduling step (§3.2.1 / §3.2.2).
+    start = step_ == Step::window ? (window.back() + 1) % n : (window.front() + 1) % n;
+    window = gang_from(requests, start, P, limits_);
+  }
+  start_ = n == 0 ? -1 : s.jobs[start].id;
+
+  // DSS within the window (§3.2.1: "applies DSS for the selected processes"), in admission order so that a
+  // window holding every job is the plain DSS partition whatever its starting point.
+  std::sort(window.begin(), window.end());
+  std::vector<int> win_requests;
+  for (std::size_t i : window) win_requests.push_back(requests[i]);
+  const std::vector<int> alloc = dss_partition(win_requests, P, fill_remainder_);
+  long w = 0;
+  for (int r : win_requests) w += std::max(r, 1);
+
+  Decision d;
+  d.jobs.reserve(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto& j = s.jobs[i];
+    auto pos = std::find(window.begin(), window.end(), i);
+    const bool runs = pos != window.end();
+    const int cpus = runs ? alloc[static_cast<std::size_t>(pos - window.begin())]
+                          : std::clamp(j.allocation > 0 ? j.allocation : j.request, 1, P);
+    Allocation a{j.id, cpus, runs, runs ? "window" : "waiting", ""};
+    if (runs != j.runnable || (runs && cpus != j.allocation)) {
+      a.reason = runs ? fmt::format("{}: in the window of {} job(s), Σρ={} ≤ {}P (Ineq. 5); DSS over the window: "
+                                    "ρ={} → {} CPU(s)",
+                                    name(), window.size(), w, format_param(limits_.request_factor), j.request, cpus)
+                      : fmt::format("{}: outside the window of {} job(s) this quantum", name(), window.size());
+    }
+    d.jobs.push_back(std::move(a));
+  }
+  d.may_start = true;
+  d.may_start_reason = "time sharing: every job gets quanta";
+  return d;
+}
+
+std::vector<Param> SlidingWindowDss::params() const {
+  return {{"window_factor", format_param(limits_.request_factor),
+           "a gang's requests sum to at most this many times P (§3.2.1, Inequality 5: 3)"},
+          {"window_jobs", std::to_string(limits_.max_jobs), "at most this many jobs per gang, 0: P (our choice)"},
+          {"fill_remainder", fill_remainder_ ? "1" : "0",
+           "1: CPUs left idle by the floor of eq. 2 go to the largest remainders (default); 0: idle (paper)"}};
+}
+
+Status SlidingWindowDss::set_param(std::string_view name, std::string_view value) {
+  if (name == "window_factor") return parse_double_param(name, value, 1, 64, limits_.request_factor);
+  long v = 0;
+  if (name == "window_jobs") {
+    if (auto st = parse_int_param(name, value, 0, 1 << 20, v); !st) return st;
+    limits_.max_jobs = static_cast<int>(v);
+    return {};
+  }
+  if (name == "fill_remainder") {
+    if (auto st = parse_int_param(name, value, 0, 1, v); !st) return st;
+    fill_remainder_ = v != 0;
+    return {};
+  }
+  return Policy::set_param(name, value);
+}
+
+}  // namespace cosched::policy

@@ -1,0 +1,32 @@
+// Gangs of the DSS time-sharing policies (Polychronopoulos et al. §3.2.1): a window of the ready queue
+// (admission order, read as a ring) holding as many consecutive jobs as Inequality 5 allows, Σρ ≤ 3P.
+// Shared by sw-dss, ssw-dss and vtq-dss; pure functions over plain values.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "policies/snapshot.hpp"
+
+namespace cosched::policy {
+
+struct WindowLimits {
+  double request_factor = 3;  // §3.2.1: Σρ of a gang ≤ 3P (Inequality 5)
+  // At most this many jobs per gang (0: P). Our choice, not the paper's: with more jobs than CPUs in one
+  // gang, DSS's δ (eq. 3) puts two jobs on one CPU, and the kernel then time-shares that CPU at its own
+  // rhythm inside the gang — what the gangs exist to replace. On the paper's 64 CPUs with requests of 16 a
+  // 3P gang holds 12 jobs, far below P, so the bound never binds there.
+  int max_jobs = 0;
+};
+
+// Indices into `requests` of the gang that starts at index `start` and goes on round the ring: jobs are
+// added while Σρ ≤ factor·P and the count bound holds; the first job always belongs (a job asking more than
+// 3P still runs, alone). No job twice. Empty only when `requests` is.
+std::vector<std::size_t> gang_from(const std::vector<int>& requests, std::size_t start, int cpus,
+                                   const WindowLimits& limits);
+
+// The position of job `id` in `jobs` (admission order), or of the first job admitted after it (the job
+// itself left), wrapping to 0.
+std::size_t position_at_or_after(const std::vector<JobView>& jobs, JobId id);
+
+}  // namespace cosched::policy

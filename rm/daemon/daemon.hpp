@@ -1,0 +1,221 @@
+// cosched-rm's core: one single-threaded event loop (epoll) over the listening socket, client connections,
+// job pidfds, a quantum timer, a policy wake-up timer and a signalfd. Every policy call happens here, so
+// policies need no locks.
+//
+// Split by concern: daemon.cpp (loop, start/stop), server.cpp (socket, connections, framing),
+// daemon_jobs.cpp (admission, departure, reports, decide-and-apply), daemon_ctl.cpp (control requests,
+// status JSON).
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <deque>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "config.hpp"
+#include "rm/enforce/cpu_locks.hpp"
+#include "ctl_request.hpp"
+#include "cosched/log.hpp"
+#include "cosched/wire.hpp"
+#include "rm/accounting/decision_log.hpp"
+#include "rm/enforce/enforcer.hpp"
+#include "rm/enforce/stopper.hpp"
+#include "rm/enforce/guard.hpp"
+#include "job.hpp"
+#include "policies/policy.hpp"
+#include "sensors/rates.hpp"
+#include "sensors/sensor_set.hpp"
+#include "rm/slurm/slurm_gate.hpp"
+#include "register_body.hpp"
+#include "rm/placement/topology.hpp"
+
+namespace cosched::rm {
+
+class Daemon {
+ public:
+  explicit Daemon(Config cfg);
+  ~Daemon();
+  Daemon(const Daemon&) = delete;
+  Daemon& operator=(const Daemon&) = delete;
+
+  // Loads the topology, starts the guard, sets up enforcement, the policy and the socket. Errors are
+  // one clear sentence; nothing is left behind on failure.
+  Status start();
+  // Serves until SIGTERM/SIGINT or a `shutdown` request; then releases every job. Returns the exit code.
+  int run();
+  // Creates the socket's directory (or checks an existing one): start() does it too, and main() before it
+  // daemonizes, because the messages file lives in that directory.
+  Status prepare_socket_dir() const;
+
+ private:
+  struct Conn {
+    int fd = -1;
+    pid_t pid = 0;
+    uid_t uid = 0;
+    gid_t gid = 0;
+    wire::FrameReader reader{proto::kMaxRequestPayload};
+    std::string out;          // bytes not yet written
+    policy::JobId job = -1;   // set once the peer registered as a job
+    bool closing = false;     // close once `out` is flushed
+    double progress_at = 0;   // accepted, last whole frame read, or last bytes written (client timeout)
+  };
+
+  // daemon.cpp
+  double now() const;
+  void loop_once(int timeout_ms);
+  void on_signal();
+  void on_quantum();
+  void arm_wake(double at);
+  void stop_all();
+
+  // server.cpp
+  Status open_socket();
+  void on_accept();
+  void on_readable(Conn& c);
+  void on_writable(Conn& c);
+  void queue_reply(Conn& c, proto::MsgType type, const std::string& payload);
+  void close_conn(int fd);
+  void watch(int fd, std::uint32_t events);
+  bool authorised(const Conn& c) const;
+  // Root, the RM's own user, or a member of --admin-group: may change the policy or parameters, or shut
+  // the RM down (docs/architecture.md, "Who may do what").
+  bool is_admin(const Conn& c) const;
+
+  // server_limits.cpp: what keeps a hostile or broken peer from starving the RM
+  void raise_fd_limit();
+  void raise_priority();
+  // realtime.cpp: --rt-priority, guarded by RLIMIT_RTTIME
+  void enter_realtime();
+  void check_realtime();
+  void shed_connections();
+  void pause_accepting();
+  void resume_accepting();
+  void drop_stalled_connections();
+
+  // One policy-visible job: a job of its own, or the processes (ranks) of a job of several, in rank order.
+  struct Unit {
+    policy::JobId id = 0;
+    std::vector<Job*> members;
+  };
+  // A job of several processes on this node (an MPI job): its key, members and what the policy gave it.
+  struct Gang {
+    uid_t uid = 0;
+    std::string key;
+    std::vector<policy::JobId> members;  // record ids, in registration order
+    int allocation = 0;
+    CpuSet cpus;
+  };
+
+  // daemon_jobs.cpp
+  void handle_register(Conn& c, const wire::Frame& f);
+  // Admits one process; `key` non-empty makes it a member of that job (mpi_jobs.cpp). Returns false when refused.
+  void admit(Conn& c, RegisterRequest body, const std::string& key, int rank);
+  void confine_admitted();
+  bool track_suspended();  // suspended.cpp: true when a job was stopped or continued since the last call
+  void depart(policy::JobId id, const std::string& why);
+  void poll_reports();
+  void decide(policy::Event event, policy::JobId subject);
+  policy::Snapshot snapshot(policy::Event event, policy::JobId subject);
+  void apply(const policy::Decision& d, policy::Event event, policy::JobId subject);
+  void remember_why(Job& j, const std::string& event, int from, int to, const std::string& reason);
+  void note_team(Job& j, const ArenaProgress& p);
+  [[nodiscard]] bool baseline_wanted() const;
+
+  // slurm_arrivals.cpp: Slurm jobs announced by their prolog, not registered yet (docs/slurm.md)
+  void expect_slurm_job(std::int64_t slurm_job_id);
+  void registered_slurm_job(std::int64_t slurm_job_id);
+  // The policy's answer, held back while an announced Slurm job has not registered: the policy cannot count a
+  // job it has not seen, and slurmctld would start more on the stale answer (qsubmit waits the same way).
+  void hold_for_expected(bool& may_start, std::string& reason);
+
+  // mpi_jobs.cpp: jobs of several processes (MPI ranks)
+  void handle_register_rank(Conn& c, const wire::Frame& f);
+  std::vector<Unit> units();
+  [[nodiscard]] policy::JobId view_id(const Job& j) const { return j.gang != 0 ? j.gang : j.id; }
+  // cosched-cluster's two requests (docs/architecture.md, "Clusters"): this node's jobs and the policy's local
+  // candidates; the agreed order, applied at once.
+  nlohmann::json cluster_local_json();
+  nlohmann::json cluster_switch(const std::vector<policy::JobId>& order);
+  // Stops every member or none (a member writing its report defers them all: a rank never spins while its
+  // partner is stopped). Returns whether they were stopped.
+  bool stop_unit(Unit& u, const std::string& reason);
+
+  // time_sharing.cpp: the policy's `runnable`, applied
+  // `writing_checked`: the caller checked the job's report seqlock already (stop_unit, for all its processes
+  // at once), so a write begun since then does not defer this stop.
+  bool stop_job(Job& j, const std::string& reason, bool writing_checked = false);
+  void resume_job(Job& j, const std::string& reason);
+  void release_stop(Job& j);
+
+  // sensing.cpp: the sensors' intervals, closed at a quantum's start and opened at its end
+  Status start_sensors();
+  Status resolve_calibration();
+  [[nodiscard]] nlohmann::json sensor_status_json() const;
+  void sample_sensors();
+  void open_sensor_intervals();
+
+  // daemon_ctl.cpp
+  void handle_ctl(Conn& c, const wire::Frame& f);
+  nlohmann::json answer_ctl(const Conn& c, const CtlRequest& req);
+  nlohmann::json release_job(const Conn& c, policy::JobId id);  // cosched-ctl release
+  nlohmann::json status_json() const;
+  nlohmann::json job_json(const Job& j) const;
+
+  Config cfg_;
+  Topology topo_;
+  CpuLocks cpu_locks_;  // before guard_: the guard, forked later, shares these locks
+  Guard guard_;
+  std::unique_ptr<Enforcer> enforcer_;
+  std::unique_ptr<Stopper> stopper_;
+  std::unique_ptr<policy::Policy> policy_;
+  std::unique_ptr<SlurmGate> gate_;  // --slurm-node: the policy's may_start applied to the Slurm node
+  sensors::SensorSet sensors_;
+  sensors::RateSensor rates_;
+  std::uint64_t rate_seq_ = 0;  // numbers every progress-rate sample (policy::Rate::seq)
+  // The latest applied Decision::co_schedule: each job's group partners (sensing.cpp: a sample names them),
+  // and whether the policy groups jobs at all (without groups a sample's partners are everyone who ran).
+  std::map<policy::JobId, std::vector<policy::JobId>> partners_;
+  bool grouping_ = false;
+  std::string calibration_source_;  // where the counter-free constants came from, for status
+  DecisionLog log_;
+  AccountingLog accounting_;
+  std::chrono::steady_clock::time_point t0_;
+
+  int epfd_ = -1;
+  int listen_fd_ = -1;
+  int signal_fd_ = -1;
+  int quantum_fd_ = -1;
+  int wake_fd_ = -1;
+  bool socket_created_ = false;
+  int spare_fd_ = -1;            // held back so that the RM can accept-and-refuse when out of fds
+  bool accept_paused_ = false;   // the listening socket is out of epoll (out of fds, no spare)
+  log::Throttle accept_log_{3, 1.0};  // lines a peer can trigger at will are throttled
+  log::Throttle peer_log_{20, 1.0};
+  log::Throttle sensor_log_{5, 1.0};
+  bool running_ = true;
+  bool realtime_ = false;        // at SCHED_FIFO now (--rt-priority, not demoted by the guard)
+
+  std::map<int, Conn> conns_;                 // by fd
+  std::map<policy::JobId, Job> jobs_;         // by id = admission order
+  std::map<policy::JobId, Gang> gangs_;       // jobs of several processes, by the id their processes share
+  std::map<int, policy::JobId> pidfds_;       // pidfd → job
+  std::vector<policy::JobId> to_confine_;     // admitted in this event batch, confined after its replies
+  std::map<policy::JobId, std::deque<WhyEntry>> departed_why_;  // `why` for recently departed jobs
+  DecisionHistory recent_decisions_{4 << 20};  // what changed in recent decisions, for `decisions` (4 MiB)
+  policy::JobId next_id_ = 1;
+  bool may_start_ = false;
+  std::string may_start_reason_;
+  // Jobs waiting in the queuing system, as its latest may_start said (Snapshot::queued), and when.
+  int queued_ = 0;
+  double queued_at_ = -1;
+  std::uint64_t decisions_ = 0;
+  policy::ClusterOrder cluster_;  // cosched-cluster's latest order (Snapshot::cluster)
+  std::map<std::int64_t, double> expected_;  // Slurm job id → when its prolog announced it
+};
+
+}  // namespace cosched::rm
