@@ -29,12 +29,15 @@ depends=$(field Depends)
 # Each entry of Depends on its own line, to match one package name at a time.
 entries=$(echo "$depends" | tr ',' '\n' | sed 's/^ *//')
 for pattern in "$@" '^python3( |$)' '^libc6( |$)' '^libstdc\+\+6( |$)'; do
-  echo "$entries" | grep -Eq "$pattern" || fail "Depends has no entry matching '$pattern': $depends"
+  grep -Eq "$pattern" <<<"$entries" || fail "Depends has no entry matching '$pattern': $depends"
 done
-dpkg-deb -I "$deb" | grep -q "^ Recommends: python3-matplotlib" || fail "no Recommends: python3-matplotlib"
+# Here-strings, not pipes, into grep -q: it exits at the first match, and under pipefail the writer's SIGPIPE
+# failed the check (install.deb failed so once in a clean-clone CI run, with the field present).
+info=$(dpkg-deb -I "$deb")
+grep -q "^ Recommends: python3-matplotlib" <<<"$info" || fail "no Recommends: python3-matplotlib"
 
 files=$(dpkg-deb -c "$deb" | awk '{print $6}')
-has() { echo "$files" | grep -qx "$1" || fail "missing in the package: $1"; }
+has() { grep -qx "$1" <<<"$files" || fail "missing in the package: $1"; }
 for f in ./usr/bin/cosched-rm ./usr/bin/cosched-run ./usr/bin/cosched-ctl ./usr/bin/qsubmit ./usr/bin/cosched-sim \
          ./usr/bin/cosched-swfgen ./usr/bin/cosched-report ./usr/lib/libcosched.so.0 ./usr/lib/libcosched_wrap.so.0 \
          ./usr/lib/systemd/system/cosched-rm.service ./usr/include/cosched/selfanalyzer.h \
@@ -43,25 +46,25 @@ for f in ./usr/bin/cosched-rm ./usr/bin/cosched-run ./usr/bin/cosched-ctl ./usr/
   has "$f"
 done
 unit=$(dpkg-deb --fsys-tarfile "$deb" | tar -xO ./usr/lib/systemd/system/cosched-rm.service)
-echo "$unit" | grep -q '^ExecStart=/usr/bin/cosched-rm --foreground' || fail "the unit does not start /usr/bin/cosched-rm: $(echo "$unit" | grep ExecStart)"
+grep -q '^ExecStart=/usr/bin/cosched-rm --foreground' <<<"$unit" || fail "the unit does not start /usr/bin/cosched-rm: $(echo "$unit" | grep ExecStart)"
 
 if [ -n "$plugin_dir" ]; then
   has ".$plugin_dir/spank_cosched.so"
   has ./usr/bin/cosched-slurm-prolog
   # Only in Slurm's plugin directory: the `cmake --install` place (<libdir>/slurm) is not packaged.
-  count=$(echo "$files" | grep -c '/spank_cosched\.so$')
+  count=$(grep -c '/spank_cosched\.so$' <<<"$files")
   [ "$count" -eq 1 ] || fail "spank_cosched.so is packaged $count times"
   has ./etc/slurm/plugstack.conf.d/cosched.conf
   has ./etc/cosched/slurm-prolog.conf
   conffiles=$(dpkg-deb -I "$deb" conffiles)
   for c in /etc/slurm/plugstack.conf.d/cosched.conf /etc/cosched/slurm-prolog.conf; do
-    echo "$conffiles" | grep -qx "$c" || fail "$c is not a conffile: $conffiles"
+    grep -qx "$c" <<<"$conffiles" || fail "$c is not a conffile: $conffiles"
   done
   # Installed but not enabled: the one plugin line is commented out, and names the packaged plugin.
   snippet=$(dpkg-deb --fsys-tarfile "$deb" | tar -xO ./etc/slurm/plugstack.conf.d/cosched.conf)
-  active=$(echo "$snippet" | grep -Ev '^[[:space:]]*(#|$)' || true)
+  active=$(grep -Ev '^[[:space:]]*(#|$)' <<<"$snippet" || true)
   [ -z "$active" ] || fail "plugstack.conf.d/cosched.conf enables something: $active"
-  echo "$snippet" | grep -q "^#optional $plugin_dir/spank_cosched.so " || fail "no commented plugin line: $snippet"
+  grep -q "^#optional $plugin_dir/spank_cosched.so " <<<"$snippet" || fail "no commented plugin line: $snippet"
 fi
 # Nothing of the build machine in the packaged text files.
 dpkg-deb -x "$deb" "$out/root"
