@@ -46,6 +46,17 @@ int g_default_baseline = 1;  // COSCHED_BASELINE
 std::uint64_t g_released_spin_ns = 0;  // how long workers a team released keep spinning (Options)
 bool g_seen_no_baseline = false;
 
+// A baseline by narrowing (docs/selfanalyzer.md, "Teams that cannot shrink"): when the team cannot run the
+// baseline itself, the job asks the RM for fewer CPUs and keeps its team; its samples are keyed by the CPUs
+// it ran on (measure_region's `used`), so they are the baseline the grant is judged against.
+// Our choice: how long the job waits for the RM to narrow its CPUs before it runs its baseline without them
+// (an RM that enforces nothing, or one older than the request): ten of the RM's default 100-ms quanta.
+constexpr std::uint64_t kNarrowWaitNs = 1'000'000'000ULL;
+int g_raw_baseline = 1;         // the baseline asked for (RM or COSCHED_BASELINE), before the team floor raised it
+int g_narrow_asked = 0;         // JobBlock::narrow_cpus as written (0: no request)
+std::uint64_t g_narrow_since_ns = 0;
+bool g_narrow_refused = false;  // the RM did not narrow within kNarrowWaitNs once: not asked again
+
 inline std::uint64_t now_ns() noexcept {
   timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);  // vDSO: no syscall
@@ -115,10 +126,50 @@ inline void follow_rm() noexcept {
   // baseline at 1 CPU then needs the RM to narrow the job's CPUs, since its team may not shrink to 1.
   std::uint32_t base = base_raw;
   if (base == 0 || base > static_cast<std::uint32_t>(proto::kMaxCpus)) base = static_cast<std::uint32_t>(g_default_baseline);
+  g_raw_baseline = static_cast<int>(base);
   base = std::max(base, static_cast<std::uint32_t>(floor));
   if (base != g_seen_baseline) {
     g_seen_baseline = base;
     g_analyzer->set_baseline_cpus(static_cast<int>(base));
+  }
+}
+
+inline void ask_narrowing(int cpus) noexcept {
+  g_narrow_asked = cpus;
+  g_arena->job.narrow_cpus.store(cpus, std::memory_order_relaxed);
+}
+
+// Caller: measure_region, after the Analyzer saw the region (its phase may have moved). Runs on the regions
+// that are not repeats, which include every sample boundary; one clock read while a request waits.
+inline void follow_narrowing(int granted) noexcept {
+  sa::Analyzer& a = *g_analyzer;
+  const bool baseline = a.phase() == proto::Phase::baseline;
+  if (g_narrow_asked == 0) {
+    if (!baseline || g_narrow_refused || g_raw_baseline >= granted) return;
+    // The team gives a point below the grant by itself unless its floor (a fixed team; 2 threads) reaches
+    // the grant, or its regions ran different teams (a read latched at the grant, a clause).
+    if (team_floor() < granted && a.baseline_mixed_samples() == 0) return;
+    ask_narrowing(g_raw_baseline);
+    g_narrow_since_ns = now_ns();
+    a.hold_samples(true);  // what runs at the grant meanwhile is no baseline sample
+    return;
+  }
+  if (!baseline) {  // the baseline is done (or abandoned): the RM gives the CPUs back
+    ask_narrowing(0);
+    a.hold_samples(false);
+    return;
+  }
+  if (!a.samples_held()) return;  // narrowed already
+  if (granted <= g_narrow_asked) {  // the RM narrowed: samples count from the next iteration on
+    a.hold_samples(false);
+    a.discard_iteration();
+    return;
+  }
+  if (now_ns() - g_narrow_since_ns > kNarrowWaitNs) {  // no narrowing from this RM: the baseline as it can
+    g_narrow_refused = true;
+    ask_narrowing(0);
+    a.hold_samples(false);
+    a.discard_iteration();
   }
 }
 
@@ -211,6 +262,7 @@ void measure_region(std::uintptr_t region_id, int team, int granted) noexcept {
   const int before = g_analyzer->last_team();
   if (used < before && before > granted && g_released_spin_ns > 0) g_analyzer->quiet_after(now_ns() + g_released_spin_ns);
   g_analyzer->on_region(static_cast<std::uint64_t>(region_id), used, &now_ns);
+  follow_narrowing(granted);
   g_arena->job.regions.store(g_analyzer->regions(), std::memory_order_relaxed);
   publish();
 }

@@ -225,6 +225,7 @@ void Analyzer::close_iteration(std::uint64_t t_ns, std::uint64_t wait_ns) noexce
   ++progress_version_;
   iter_open_ = false;
   ++iterations_;
+  if (held_) return;  // waiting for the RM to narrow the CPUs: neither a sample nor a failed one
   bound_baseline(iter_mixed_teams_);
   if (explicit_) explicit_regions_ = iter_regions_;
   if (t_ns <= iter_start_ns_) return;

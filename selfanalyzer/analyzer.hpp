@@ -119,6 +119,17 @@ class Analyzer {
   // load"). O(1).
   void quiet_after(std::uint64_t t_ns) noexcept { quiet_until_ns_ = std::max(quiet_until_ns_, t_ns); }
 
+  // Caller: the runtime while it waits for the RM to narrow the job's CPUs for a baseline its team cannot
+  // run itself (docs/selfanalyzer.md, "Teams that cannot shrink"). While held, iterations are counted but
+  // never sampled, and they do not count against the baseline attempt's bound: they ran at the grant, not
+  // at the baseline, through no fault of the program. The runtime discards the iteration in progress when
+  // it releases the hold. O(1).
+  void hold_samples(bool on) noexcept { held_ = on; }
+  [[nodiscard]] bool samples_held() const noexcept { return held_; }
+  // Samples of the current baseline attempt whose regions ran different teams (0 outside an attempt): a
+  // program whose team the runtime cannot lower for every region (a read latched at the grant, a clause).
+  [[nodiscard]] int baseline_mixed_samples() const noexcept { return std::max(baseline_attempt_samples_, 0); }
+
   // Caller: parallel_begin, before on_region. The team size to use given the RM's allocation `granted`:
   // min(baseline_cpus, granted) during the baseline phase, `granted` otherwise. The runtime may still raise
   // it to the job's team floor. A baseline that is not below the allocation is no lower point: the job then
@@ -236,6 +247,7 @@ class Analyzer {
   // The iteration in progress.
   bool iter_open_ = false;
   bool iter_dirty_ = false;  // a team change happened in it: not a clean sample
+  bool held_ = false;        // hold_samples(true): no sample at all
   bool iter_mixed_teams_ = false;  // its regions ran different teams (not just a new team from its start)
   int iter_team_ = 0;        // 0 until its first region
   int iter_regions_ = 0;

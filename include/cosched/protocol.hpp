@@ -182,6 +182,11 @@ struct alignas(64) JobBlock {
   // that status keeps showing an iteration time. Appended in the same padding, with the same guarantee.
   std::atomic<std::int32_t> unreported_cpus;
   std::atomic<double> unreported_s;
+  // CPUs the job asks to run on during its baseline, keeping its team, because its team cannot shrink to
+  // the baseline itself (a fixed team, the team floor at the grant, reads latched at the grant): 0 for no
+  // such request. The RM narrows the job's CPU set to that many of its CPUs and publishes that allocation,
+  // or ignores it (docs/selfanalyzer.md, "Teams that cannot shrink"). Same padding, same guarantee.
+  std::atomic<std::int32_t> narrow_cpus;
 };
 
 // Why the SelfAnalyzer started its measurement over (JobBlock::restart_reason): what it had measured no

@@ -127,6 +127,8 @@ ArenaProgress ArenaHost::read_progress() const {
   const double wait = j.cpu_wait.load(std::memory_order_relaxed);
   p.cpu_wait = std::isfinite(wait) && wait >= 0 && wait <= 64 ? wait : -1;  // a job may write anything
   p.contaminated = j.contaminated.load(std::memory_order_relaxed);
+  const int narrow = j.narrow_cpus.load(std::memory_order_relaxed);
+  p.narrow_cpus = narrow >= 1 && narrow <= proto::kMaxCpus ? narrow : 0;  // a job may write anything
   const auto why = j.restart_reason.load(std::memory_order_relaxed);
   p.restart_reason = why <= proto::kMeasureRestartMax ? static_cast<proto::MeasureRestart>(why) : proto::MeasureRestart::none;
   const auto no = j.no_speedup.load(std::memory_order_relaxed);

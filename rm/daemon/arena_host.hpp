@@ -33,6 +33,7 @@ struct ArenaProgress {
   double cpu_wait = -1;               // share of thread time spent waiting for a CPU in the last sample
   std::uint64_t contaminated = 0;     // samples the job discarded for outside load
   int period = 0;
+  int narrow_cpus = 0;  // JobBlock::narrow_cpus as written, clamped to [0, kMaxCpus]; the daemon checks the rest
   proto::Phase phase = proto::Phase::none;
 };
 

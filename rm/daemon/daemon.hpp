@@ -124,6 +124,11 @@ class Daemon {
   void apply(const policy::Decision& d, policy::Event event, policy::JobId subject);
   void remember_why(Job& j, const std::string& event, int from, int to, const std::string& reason);
   void note_team(Job& j, const ArenaProgress& p);
+  // A baseline by narrowing (narrowing.cpp): follows the job's request, and the CPUs a job runs on given the
+  // allocation the policy decided.
+  void follow_narrowing(Job& j);
+  [[nodiscard]] std::pair<int, CpuSet> running_set(const Job& j, int count, const CpuSet& cpus) const;
+  void publish_and_apply(Job& j, int from_count, int count, const CpuSet& cpus);
   [[nodiscard]] bool baseline_wanted() const;
 
   // slurm_arrivals.cpp: Slurm jobs announced by their prolog, not registered yet (docs/slurm.md)

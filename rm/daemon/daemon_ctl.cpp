@@ -58,6 +58,10 @@ json Daemon::job_json(const Job& j) const {
             {"allocated", j.allocation},
             {"cpus", j.cpus.to_vector()},
             {"cpu_list", j.cpus.to_string()},
+            // A baseline by narrowing (narrowing.cpp): the CPUs it runs on meanwhile; null when none.
+            {"baseline_narrowed_to", running_set(j, j.allocation, j.cpus).first < j.allocation
+                                         ? json(running_set(j, j.allocation, j.cpus).second.to_string())
+                                         : json(nullptr)},
             {"state", j.suspended ? "suspended" : j.runnable ? "running" : "stopped"},
             {"run_state", j.runnable ? "running" : "stopped"},
             {"stops", j.stops},

@@ -186,6 +186,7 @@ void Daemon::poll_reports() {
   std::vector<policy::JobId> fresh;
   for (auto& [id, j] : jobs_) {
     note_team(j, j.arena->read_progress());
+    follow_narrowing(j);
     if (!j.runnable) continue;  // stopped: no new report, and it may be frozen mid-write (time_sharing.cpp)
     auto r = j.arena->read_report();
     if (!r.present || r.seq == j.perf.seq) continue;
@@ -390,14 +391,7 @@ void Daemon::apply(const policy::Decision& d, policy::Event event, policy::JobId
         changed = true;
         j.sensor_mark.open = false;  // an interval is sampled on one allocation only
         int from = j.allocation;
-        // Growing: widen the CPUs before the team grows; shrinking: shrink the team first.
-        if (count >= j.allocation) {
-          if (auto st = enforcer_->apply(j, cpus); !st) COSCHED_WARN(enforce, "job {}: {}", j.id, st.error().message);
-          j.arena->publish(count, cpus, enforcer_->applies_mask_for(j));
-        } else {
-          j.arena->publish(count, cpus, enforcer_->applies_mask_for(j));
-          if (auto st = enforcer_->apply(j, cpus); !st) COSCHED_WARN(enforce, "job {}: {}", j.id, st.error().message);
-        }
+        publish_and_apply(j, running_set(j, j.allocation, j.cpus).first, count, cpus);
         j.allocation = count;
         j.cpus = cpus;
         note_cpus(j, now(), count);

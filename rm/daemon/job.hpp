@@ -53,6 +53,10 @@ struct Job {
   bool runnable = true;
   bool suspended = false;     // stopped by someone else (SIGSTOP, a debugger): its CPUs are lent to the others
   std::string policy_state;   // the policy's label (e.g. PDPA's "STABLE")
+  // A baseline by narrowing (rm/daemon/narrowing.cpp): the CPUs the job asked to run its baseline on, once
+  // checked (0: none). While it is below `allocation`, the job runs on the first that many of `cpus` and is
+  // told that allocation; `allocation` and `cpus` stay the policy's.
+  int narrow_request = 0;
 
   // A process of a job of several (an MPI rank, register_rank): the policies see the job, `gang`, whose id
   // all its processes were given; 0 for a job of its own (rm/daemon/mpi_jobs.cpp).

@@ -94,6 +94,7 @@ class NullEnforcer final : public Enforcer {
   Status attach(Job&) override { return {}; }
   Status apply(Job&, const CpuSet&) override { return {}; }
   void release(Job&) override {}
+  [[nodiscard]] bool confines() const override { return false; }
 };
 
 }  // namespace

@@ -44,6 +44,9 @@ class Enforcer {
   [[nodiscard]] virtual bool job_applies_mask() const { return false; }
   // The same for one job (a backend that routes jobs to others answers per job).
   [[nodiscard]] virtual bool applies_mask_for(const Job& /*job*/) const { return job_applies_mask(); }
+  // Whether apply() confines the job's threads to the CPUs at all ("none" does not). A baseline by
+  // narrowing (rm/daemon/narrowing.cpp) is only a measurement where it does.
+  [[nodiscard]] virtual bool confines() const { return true; }
 };
 
 // kind: "auto", "cgroup", "cgroup-v1", "cgroup-v2", "affinity" or "none". `managed` are the RM's CPUs.

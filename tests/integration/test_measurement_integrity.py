@@ -11,7 +11,7 @@ import threading
 import time
 import unittest
 
-from harness import RmTestCase, program, wait_for
+from harness import RmTestCase, cpus_allowed, program, wait_for
 
 WORK = ["--iterations", "100000", "--work-ms", "20", "--quiet"]
 
@@ -94,8 +94,9 @@ class SpeedupIsAMeasurement(RmTestCase):
     """A job that does not scale (its master works in serial code while its other thread waits: true speedup
     1, efficiency 0.5 at 2 CPUs), not declared malleable, under PDPA on 2 CPUs. Its team floor is 2, so
     alone its baseline is its whole allocation: nothing below it was measured, and it reported speedup 2.00,
-    efficiency 1.00 (issue 29). Now: no speedup, and status says why. Once a neighbour takes one CPU, its team
-    of 2 runs on 1 CPU, a real lower point: every report from then on must be its true efficiency."""
+    efficiency 1.00 (issue 29); then no speedup, with status saying no_lower_point. Now its baseline runs with its
+    team of 2 on 1 CPU (a baseline by narrowing), a real lower point, as when a neighbour takes one CPU: every
+    report must be its true efficiency."""
 
     def test_job_that_does_not_scale_is_reported_at_its_true_efficiency_or_not_at_all(self):
         rm = self.start_rm(policy="pdpa", quantum_ms=100)
@@ -111,12 +112,13 @@ class SpeedupIsAMeasurement(RmTestCase):
                 time.sleep(0.2)
             return rm.job(flat.pid)
 
-        alone = wait_for(lambda: (rm.job(flat.pid) or {}).get("no_speedup"), timeout=20,
-                         what="the lone job's reason for reporting no speedup")
-        self.assertEqual(alone, "no_lower_point")
-        j = watch(time.monotonic() + 2)
-        self.assertIsNone(j["speedup"], j)
-        self.assertEqual(j["no_speedup"], "no_lower_point")
+        # Alone, its baseline runs with its 2 threads on 1 CPU (a baseline by narrowing): its first report is
+        # a measurement at 2 CPUs (before: no speedup, no_lower_point; before that: efficiency 1.00).
+        first = wait_for(lambda: (lambda j: j if j and j["efficiency"] is not None else None)(rm.job(flat.pid)),
+                         timeout=20, what="the lone job's first report")
+        self.assertEqual(first["measured_cpus"], 2, first)
+        self.assertLessEqual(abs(first["efficiency"] - 0.5), 0.15, first)
+        watch(time.monotonic() + 2)
         neighbour = self.start_job([program("amdahl-clang"), "--serial-fraction", "0", "--iterations", "150",
                                     "--work-ms", "20", "--quiet"], rm, request=2, launcher=["--malleable"])
         watch(time.monotonic() + 14)
@@ -135,6 +137,47 @@ class SpeedupIsAMeasurement(RmTestCase):
                 self.assertLessEqual(eff, 0.7, "never reported as scalable")
         for cpus, effs in by_cpus.items():
             self.assertLessEqual(abs(statistics.median(effs) - 1.0 / cpus), 0.1, f"at {cpus} CPUs: {sorted(effs)}")
+
+
+class BaselineByNarrowing(RmTestCase):
+    """A job whose team cannot shrink (omp_set_num_threads(2) before every region) alone under PDPA on 2 CPUs
+    runs its baseline on 1 CPU with its team of 2 (docs/selfanalyzer.md, "Teams that cannot shrink"): every
+    thread's mask in /proc shows 1 CPU while status says baseline_narrowed_to, then both CPUs again; it reports
+    the speedup of its CPUs (it scales: about 2); every region had the 2 threads it asked for, and its
+    results verify."""
+
+    def test_fixed_team_measures_the_speedup_of_its_cpus(self):
+        rm = self.start_rm(policy="pdpa", quantum_ms=100)
+        job = self.start_job([program("team-patterns-gcc"), "--pattern", "setnum", "--threads", "2",
+                              "--iterations", "40000", "--quiet"], rm, request=2)
+
+        def narrowed_in_proc():
+            j = rm.job(job.pid)
+            if not j or j["baseline_narrowed_to"] is None:
+                return None
+            masks = cpus_allowed(job.pid)
+            return masks if len(masks) >= 2 and all(len(m) == 1 for m in masks.values()) else None
+
+        masks = wait_for(narrowed_in_proc, timeout=20, interval=0.02,
+                         what="every thread on 1 CPU while status says baseline_narrowed_to")
+        print("narrowed masks:", masks)
+        # Until the RM gives the CPU back (its next quantum), the job may report at 1 CPU against its baseline.
+        j = rm.wait_for_report(job.pid, also=lambda j: j["measured_cpus"] == 2, timeout=20,
+                               what="a speedup report at 2 CPUs")
+        print("first report:", {k: j[k] for k in ("speedup", "efficiency", "measured_cpus", "team_mode", "iterations")})
+        self.assertEqual(j["team_mode"], "fixed: omp_set_num_threads")
+        self.assertEqual(j["measured_cpus"], 2, j)
+        # Its regions are data-parallel loops: well above 1 on 2 CPUs; never above 2 + the margin.
+        self.assertGreaterEqual(j["speedup"], 1.4, j)
+        self.assertLessEqual(j["speedup"], 2.3, j)
+        wait_for(lambda: (lambda m: m and all(len(c) == 2 for c in m.values()))(cpus_allowed(job.pid)),
+                 what="both CPUs back in every thread's mask")
+        self.assertIsNone(rm.job(job.pid)["baseline_narrowed_to"])
+        why = rm.ctl("why", str(j["id"])).stdout
+        self.assertIn("baseline by narrowing: 1 of its 2 CPU(s)", why)
+        self.assertIn("baseline by narrowing done", why)
+        self.assertEqual(job.wait(), 0, job.stderr())
+        self.assertEqual(job.lines()[-1], "verified regions 40000 teams 2:40000")
 
 
 _ids = {}

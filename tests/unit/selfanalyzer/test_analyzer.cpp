@@ -386,6 +386,47 @@ TEST(Analyzer, BaselineThatCannotCompleteIsAbandonedAndRetriedWithBackoff) {
   EXPECT_EQ(a.unreported_cpus(), 2);
 }
 
+// A baseline by narrowing (docs/selfanalyzer.md, "Teams that cannot shrink"): the same latched program, whose
+// runtime asks the RM for 1 CPU at its first mixed-team sample and holds the samples meanwhile. However long
+// the RM takes (30 iterations here), the held iterations neither finish nor abandon the attempt; once the CPU
+// set is narrowed, every region runs on 1 CPU (the runtime keys samples by min(team, CPUs)), the baseline
+// completes at 1 CPU, and the job back on 2 CPUs reports speedup 2 (60 ms per iteration on 1 CPU, 30 on 2).
+TEST(Analyzer, BaselineByNarrowingWaitsForTheRmAndMeasuresTheCpus) {
+  Config cfg;
+  Analyzer a{cfg};
+  const std::vector<std::uint64_t> ids = region_ids(3);
+  std::uint64_t now = 1'000'000'000;
+  int cpus = 2;  // what the RM publishes
+  auto iteration = [&] {
+    for (std::size_t r = 0; r < ids.size(); ++r) {
+      const int team = r + 1 == ids.size() ? 2 : a.team_for(cpus);  // the last region follows a latched read
+      a.on_region(ids[r], now, std::min(team, cpus));
+      now += cpus == 1 ? 20'000'000 : 10'000'000;
+    }
+  };
+  int k = 0;
+  for (; k < 60 && a.baseline_mixed_samples() == 0; ++k) iteration();
+  ASSERT_EQ(a.phase(), Phase::baseline);
+  a.hold_samples(true);
+  for (int held = 0; held < 30; ++held) iteration();
+  EXPECT_EQ(a.phase(), Phase::baseline);  // neither finished at 2 CPUs nor abandoned
+  EXPECT_EQ(a.baseline_abandoned(), 0);
+  cpus = 1;  // the RM narrowed
+  a.hold_samples(false);
+  a.discard_iteration();
+  for (int n = 0; n < 20 && a.phase() == Phase::baseline; ++n) iteration();
+  ASSERT_EQ(a.phase(), Phase::measuring);
+  cpus = 2;  // the baseline is done: the RM gives the CPU back
+  for (int n = 0; n < 20 && a.report_seq() == 0; ++n) iteration();
+  ASSERT_GT(a.report_seq(), 0U);
+  const Report r = latest(a);
+  EXPECT_EQ(r.baseline_team, 1);
+  EXPECT_EQ(r.cpus, 2);
+  EXPECT_NEAR(r.baseline_s, 0.06, 1e-6);
+  EXPECT_NEAR(r.speedup, 2.0, 1e-6);
+  EXPECT_EQ(a.baseline_abandoned(), 0);
+}
+
 // A baseline that completes resets the count: a later restart starts with a fresh bound and backoff.
 TEST(Analyzer, BaselineThatCompletesIsNeverAbandoned) {
   Config cfg;

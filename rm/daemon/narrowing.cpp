@@ -1,0 +1,62 @@
+// A baseline by narrowing (docs/selfanalyzer.md, "Teams that cannot shrink"). A job whose team cannot run
+// its SelfAnalyzer baseline below its allocation (a fixed team, the team floor of 2 at a 2-CPU grant, reads
+// latched at the grant) asks, through JobBlock::narrow_cpus, to run its baseline on fewer CPUs with the same
+// team. The RM confines it to the first that many of its CPUs and tells it that allocation, so that its
+// samples are keyed by the CPUs that ran them; the policy's allocation and CPU set stay as decided, and the
+// CPUs left out wait for the baseline's few iterations, as a resizable job's do during its own baseline.
+// This is mechanism, not policy: the policies never see it. The guard undoes it like any confinement.
+#include <string>
+
+#include "cosched/log.hpp"
+#include "daemon.hpp"
+
+namespace cosched::rm {
+namespace {
+
+CpuSet first_cpus(const CpuSet& cpus, int n) {
+  CpuSet out;
+  for (int c = cpus.first(); c >= 0 && n > 0; c = cpus.next(c), --n) out.set(c);
+  return out;
+}
+
+}  // namespace
+
+std::pair<int, CpuSet> Daemon::running_set(const Job& j, int count, const CpuSet& cpus) const {
+  if (j.narrow_request < 1 || j.narrow_request >= count || cpus.count() < count) return {count, cpus};
+  return {j.narrow_request, first_cpus(cpus, j.narrow_request)};
+}
+
+// Growing: widen the CPUs before the team grows; shrinking: shrink the team first.
+void Daemon::publish_and_apply(Job& j, int from_count, int count, const CpuSet& cpus) {
+  const auto [n, set] = running_set(j, count, cpus);
+  if (n >= from_count) {
+    if (auto st = enforcer_->apply(j, set); !st) COSCHED_WARN(enforce, "job {}: {}", j.id, st.error().message);
+    j.arena->publish(n, set, enforcer_->applies_mask_for(j));
+  } else {
+    j.arena->publish(n, set, enforcer_->applies_mask_for(j));
+    if (auto st = enforcer_->apply(j, set); !st) COSCHED_WARN(enforce, "job {}: {}", j.id, st.error().message);
+  }
+}
+
+void Daemon::follow_narrowing(Job& j) {
+  // The RM trusts nothing the job writes: a request counts only for a job of its own that runs, in its
+  // baseline phase, under a backend that confines, for fewer CPUs than it holds.
+  const int asked = j.arena->read_progress().narrow_cpus;
+  const bool valid = asked >= 1 && j.runnable && !j.suspended && j.gang == 0 && enforcer_->confines() &&
+                     j.progress.phase == proto::Phase::baseline && asked < j.allocation;
+  const int request = valid ? asked : 0;
+  if (request == j.narrow_request) return;
+  const int before = running_set(j, j.allocation, j.cpus).first;
+  j.narrow_request = request;
+  const auto [n, set] = running_set(j, j.allocation, j.cpus);
+  if (n == before) return;
+  publish_and_apply(j, before, j.allocation, j.cpus);
+  const std::string reason =
+      request != 0 ? "baseline by narrowing: " + std::to_string(n) + " of its " + std::to_string(j.allocation) +
+                         " CPU(s) [" + set.to_string() + "], its team unchanged"
+                   : "baseline by narrowing done: its " + std::to_string(j.allocation) + " CPU(s) back";
+  remember_why(j, "baseline", before, n, reason);
+  COSCHED_INFO(policy, "job {}: {} → {} CPU(s) ({})", j.id, before, n, reason);
+}
+
+}  // namespace cosched::rm
