@@ -55,7 +55,8 @@ constexpr std::uint64_t kNarrowWaitNs = 1'000'000'000ULL;
 int g_raw_baseline = 1;         // the baseline asked for (RM or COSCHED_BASELINE), before the team floor raised it
 int g_narrow_asked = 0;         // JobBlock::narrow_cpus as written (0: no request)
 std::uint64_t g_narrow_since_ns = 0;
-bool g_narrow_refused = false;  // the RM did not narrow within kNarrowWaitNs once: not asked again
+bool g_narrow_refused = false;  // not asked again: the RM did not narrow within kNarrowWaitNs, or see below
+std::uint32_t g_narrowed_restarts = ~0U;  // Analyzer::restarts() when a narrowed baseline last ended
 
 inline std::uint64_t now_ns() noexcept {
   timespec ts;
@@ -146,6 +147,15 @@ inline void follow_narrowing(int granted) noexcept {
   const bool baseline = a.phase() == proto::Phase::baseline;
   if (g_narrow_asked == 0) {
     if (!baseline || g_narrow_refused || g_raw_baseline >= granted) return;
+    // A narrowed baseline followed by an impossible speedup: the team's switching on fewer CPUs (every
+    // region's barrier, for a code of hundreds of regions per iteration) made the baseline too slow. Asking
+    // again would repeat it at every restart; the job goes back to baselines without narrowing, which are
+    // bounded (docs/selfanalyzer.md, "Teams that cannot shrink").
+    if (g_narrowed_restarts != ~0U && a.restarts() > g_narrowed_restarts &&
+        a.last_restart() == proto::MeasureRestart::impossible_speedup) {
+      g_narrow_refused = true;
+      return;
+    }
     // The team gives a point below the grant by itself unless its floor (a fixed team; 2 threads) reaches
     // the grant, or its regions ran different teams (a read latched at the grant, a clause).
     if (team_floor() < granted && a.baseline_mixed_samples() == 0) return;
@@ -155,6 +165,7 @@ inline void follow_narrowing(int granted) noexcept {
     return;
   }
   if (!baseline) {  // the baseline is done (or abandoned): the RM gives the CPUs back
+    if (!a.samples_held()) g_narrowed_restarts = a.restarts();
     ask_narrowing(0);
     a.hold_samples(false);
     return;
