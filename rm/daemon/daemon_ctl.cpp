@@ -50,6 +50,7 @@ json cpu_seconds(pid_t pid) {
 }  // namespace
 
 json Daemon::job_json(const Job& j) const {
+  const auto [running, running_cpus] = running_set(j, j.allocation, j.cpus);
   json o = {{"id", j.id},
             {"pid", j.pid},
             {"uid", j.uid},
@@ -59,9 +60,7 @@ json Daemon::job_json(const Job& j) const {
             {"cpus", j.cpus.to_vector()},
             {"cpu_list", j.cpus.to_string()},
             // A baseline by narrowing (narrowing.cpp): the CPUs it runs on meanwhile; null when none.
-            {"baseline_narrowed_to", running_set(j, j.allocation, j.cpus).first < j.allocation
-                                         ? json(running_set(j, j.allocation, j.cpus).second.to_string())
-                                         : json(nullptr)},
+            {"baseline_narrowed_to", running < j.allocation ? json(running_cpus.to_string()) : json(nullptr)},
             {"state", j.suspended ? "suspended" : j.runnable ? "running" : "stopped"},
             {"run_state", j.runnable ? "running" : "stopped"},
             {"stops", j.stops},

@@ -41,7 +41,7 @@ void Daemon::publish_and_apply(Job& j, int from_count, int count, const CpuSet& 
 void Daemon::follow_narrowing(Job& j) {
   // The RM trusts nothing the job writes: a request counts only for a job of its own that runs, in its
   // baseline phase, under a backend that confines, for fewer CPUs than it holds.
-  const int asked = j.arena->read_progress().narrow_cpus;
+  const int asked = j.progress.narrow_cpus;  // read this quantum by poll_reports (note_team)
   const bool valid = asked >= 1 && j.runnable && !j.suspended && j.gang == 0 && enforcer_->confines() &&
                      j.progress.phase == proto::Phase::baseline && asked < j.allocation;
   const int request = valid ? asked : 0;
