@@ -115,8 +115,15 @@ std::vector<std::string> candidates() {
   return out;
 }
 
+// An event number outside our tables (a newer runtime's event, or any integer a client passes) goes straight
+// to the runtime. Compared as an int: a value of the enum type would let the compiler assume it in range.
+bool in_table(ompt_callbacks_t event) {
+  const int n = static_cast<int>(event);
+  return n > 0 && n < kClientEvents;
+}
+
 ompt_set_result_t client_set_callback(ompt_callbacks_t event, ompt_callback_t callback) {
-  if (event <= 0 || event >= kClientEvents) return g_set_callback(event, callback);
+  if (!in_table(event)) return g_set_callback(event, callback);
   g_client_registered[event] = callback != nullptr;
   const OwnCallback& own = g_own[event];
   if (own.own == nullptr) return g_set_callback(event, callback);  // not ours: libomp calls the client directly
@@ -125,7 +132,7 @@ ompt_set_result_t client_set_callback(ompt_callbacks_t event, ompt_callback_t ca
 }
 
 int client_get_callback(ompt_callbacks_t event, ompt_callback_t* callback) {
-  if (event > 0 && event < kClientEvents && g_own[event].own != nullptr) {
+  if (in_table(event) && g_own[event].own != nullptr) {
     // libomp holds our chained function for this event; the client asked for its own.
     ompt_callback_t fn = g_client_callbacks[event].load(std::memory_order_relaxed);
     if (fn == nullptr) return 0;
@@ -198,7 +205,7 @@ bool client_initialize(ompt_function_lookup_t lookup, int initial_device_num, st
     return false;
   }
   for (const auto& o : own) {
-    if (o.event > 0 && o.event < kClientEvents) g_own[o.event] = o;
+    if (in_table(o.event)) g_own[o.event] = o;
   }
   if (g_client->initialize(&client_lookup, initial_device_num, &g_client->tool_data) == 0) {
     unregister_client();
