@@ -316,7 +316,9 @@ class NodeGate(SlurmTestCase):
         wait_for(lambda: "DRAIN" in self.cluster.node()["State"], timeout=10, what="the node drained")
         self.assertTrue(self.cluster.node()["Reason"].startswith(REASON), self.cluster.node())
         self.assertTrue(rm.status()["slurm"]["drained"])
-        c, _, _ = self.submit("c", cmd, "--cosched=malleable", "-c2")
+        # c is only checked to wait and then start: 40 iterations (about 2.4 s) instead of a's and b's 300.
+        short = f"{program('amdahl-clang')} --serial-fraction 0.2 --iterations 40 --work-ms 60"
+        c, _, _ = self.submit("c", short, "--cosched=malleable", "-c2")
         time.sleep(3)  # several scheduling cycles of slurmctld
         self.assertEqual(self.cluster.state(c), "PENDING")
         reason = self.cluster.pending_reason(c)
