@@ -14,15 +14,22 @@ set(COSCHED_PCH_MIN_SOURCES 5 CACHE STRING "Fewest C++ files in a target for it 
 
 set(COSCHED_PCH_HEADERS <nlohmann/json.hpp> <fmt/format.h>)
 
+#
+# REUSE_FROM <owner>: the target uses <owner>'s PCH instead of building its own (the unit-test binaries share
+# one: tests/CMakeLists.txt). ALWAYS: a PCH whatever the number of files (such an owner has one).
 function(cosched_precompile target)
   if(NOT COSCHED_PCH)
     return()
   endif()
-  cmake_parse_arguments(P "GTEST" "" "" ${ARGN})
+  cmake_parse_arguments(P "GTEST;ALWAYS" "REUSE_FROM" "" ${ARGN})
+  if(P_REUSE_FROM)
+    target_precompile_headers(${target} REUSE_FROM ${P_REUSE_FROM})
+    return()
+  endif()
   get_target_property(sources ${target} SOURCES)
   list(FILTER sources INCLUDE REGEX "\\.(cpp|cc|cxx)$")
   list(LENGTH sources count)
-  if(count LESS COSCHED_PCH_MIN_SOURCES)
+  if(count LESS COSCHED_PCH_MIN_SOURCES AND NOT P_ALWAYS)
     return()
   endif()
   set(headers ${COSCHED_PCH_HEADERS})

@@ -1,4 +1,4 @@
-# Project-wide warning set, applied per target with cosched_warnings(<target> [IN_JOB] [GTEST]); it also gives
+# Project-wide warning set, applied per target with cosched_warnings(<target> [IN_JOB] [GTEST] [ALWAYS] [REUSE_FROM owner]); it also gives
 # the target precompiled headers (CoschedPch.cmake; GTEST adds gtest/gtest.h to them).
 #
 # IN_JOB marks code that ends up inside libcosched, which is preloaded into arbitrary programs: it is never

@@ -175,7 +175,9 @@ TEST(Coschedule, SymbioticWithoutSmtMeasuresRatesAloneBesideLightJobsOnly) {
   const std::pair<JobId, JobId> heavy{1, 2};
   ASSERT_EQ(cost.count(heavy), 1U);
   for (const auto& [pair, c] : cost) {
-    if (pair != heavy) EXPECT_LT(c + 1, cost[heavy]) << pair.first << "+" << pair.second;
+    if (pair != heavy) {
+      EXPECT_LT(c + 1, cost[heavy]) << pair.first << "+" << pair.second;
+    }
   }
 }
 

@@ -32,7 +32,8 @@ int core(const Topology& t, int cpu) {
 TEST(PlacementGroups, PairsAreSiblingsOfOneCoreWithSmt2) {
   const Topology t = machine("package:1 core:4 pu:2");
   // Jobs 1+2 and 3+4, one CPU each; job 5 alone.
-  auto out = place_with_groups(t.order(), t.core_of(), {{1, 1, {}}, {2, 1, {}}, {3, 1, {}}, {4, 1, {}}, {5, 1, {}}},
+  auto out = place_with_groups(t.order(), t.core_of(),
+                               {{1, 1, {}, {}}, {2, 1, {}, {}}, {3, 1, {}, {}}, {4, 1, {}, {}}, {5, 1, {}, {}}},
                                {{1, 2}, {3, 4}, {5}});
   ASSERT_EQ(out.size(), 5U);
   EXPECT_EQ(core(t, out[1].first()), core(t, out[2].first()));
@@ -46,7 +47,7 @@ TEST(PlacementGroups, PairsAreSiblingsOfOneCoreWithSmt2) {
 TEST(PlacementGroups, WideJobsShareEachOfTheirCores) {
   const Topology t = machine("package:1 core:4 pu:2");
   // Two 2-CPU jobs in one group: two cores, each job one PU of each (the first PUs, then the second ones).
-  auto out = place_with_groups(t.order(), t.core_of(), {{1, 2, {}}, {2, 2, {}}}, {{1, 2}});
+  auto out = place_with_groups(t.order(), t.core_of(), {{1, 2, {}, {}}, {2, 2, {}, {}}}, {{1, 2}});
   ASSERT_EQ(out[1].count(), 2);
   ASSERT_EQ(out[2].count(), 2);
   EXPECT_TRUE((out[1] & out[2]).empty());
@@ -59,7 +60,7 @@ TEST(PlacementGroups, WideJobsShareEachOfTheirCores) {
 
 TEST(PlacementGroups, Smt4GroupOfFourOnOneCore) {
   const Topology t = machine("package:1 core:2 pu:4");
-  auto out = place_with_groups(t.order(), t.core_of(), {{1, 1, {}}, {2, 1, {}}, {3, 1, {}}, {4, 1, {}}},
+  auto out = place_with_groups(t.order(), t.core_of(), {{1, 1, {}, {}}, {2, 1, {}, {}}, {3, 1, {}, {}}, {4, 1, {}, {}}},
                                {{1, 2, 3, 4}});
   CpuSet all;
   for (int id = 1; id <= 4; ++id) {
@@ -72,13 +73,15 @@ TEST(PlacementGroups, Smt4GroupOfFourOnOneCore) {
 TEST(PlacementGroups, AdjacentCoresWithoutSmtAndStableGroups) {
   std::vector<int> order = {0, 1, 2, 3};
   std::vector<int> cores = {0, 1, 2, 3};
-  auto out = place_with_groups(order, cores, {{1, 1, {}}, {2, 1, {}}, {3, 1, {}}, {4, 1, {}}}, {{3, 1}, {2, 4}});
+  auto out = place_with_groups(order, cores, {{1, 1, {}, {}}, {2, 1, {}, {}}, {3, 1, {}, {}}, {4, 1, {}, {}}},
+                               {{3, 1}, {2, 4}});
   EXPECT_EQ(s(out[3]), "0");
   EXPECT_EQ(s(out[1]), "1");
   EXPECT_EQ(s(out[2]), "2");
   EXPECT_EQ(s(out[4]), "3");
   // The same groups next quantum keep their cores even in another order.
-  out = place_with_groups(order, cores, {{1, 1, out[1]}, {2, 1, out[2]}, {3, 1, out[3]}, {4, 1, out[4]}},
+  out = place_with_groups(order, cores,
+                          {{1, 1, out[1], {}}, {2, 1, out[2], {}}, {3, 1, out[3], {}}, {4, 1, out[4], {}}},
                           {{2, 4}, {3, 1}});
   EXPECT_EQ(s(out[3]), "0");
   EXPECT_EQ(s(out[1]), "1");
@@ -88,12 +91,12 @@ TEST(PlacementGroups, AdjacentCoresWithoutSmtAndStableGroups) {
 
 TEST(PlacementGroups, UngroupedJobsTakeWhatIsLeftAndOversizedGroupsFallBack) {
   const Topology t = machine("package:1 core:2 pu:2");
-  auto out = place_with_groups(t.order(), t.core_of(), {{1, 1, {}}, {2, 1, {}}, {3, 2, {}}}, {{1, 2}});
+  auto out = place_with_groups(t.order(), t.core_of(), {{1, 1, {}, {}}, {2, 1, {}, {}}, {3, 2, {}, {}}}, {{1, 2}});
   EXPECT_EQ(core(t, out[1].first()), core(t, out[2].first()));
   EXPECT_TRUE((out[3] & (out[1] | out[2])).empty());
   EXPECT_EQ(out[3].count(), 2);
   // Groups needing three cores on two: placed as if there were no groups (every job still gets its count).
-  out = place_with_groups(t.order(), t.core_of(), {{1, 3, {}}, {2, 1, {}}}, {{1}, {2}});
+  out = place_with_groups(t.order(), t.core_of(), {{1, 3, {}, {}}, {2, 1, {}, {}}}, {{1}, {2}});
   EXPECT_EQ(out[1].count(), 3);
   EXPECT_EQ(out[2].count(), 1);
 }
