@@ -14,7 +14,6 @@ set(COSCHED_PCH_MIN_SOURCES 5 CACHE STRING "Fewest C++ files in a target for it 
 
 set(COSCHED_PCH_HEADERS <nlohmann/json.hpp> <fmt/format.h>)
 
-#
 # REUSE_FROM <owner>: the target uses <owner>'s PCH instead of building its own (the unit-test binaries share
 # one: tests/CMakeLists.txt). ALWAYS: a PCH whatever the number of files (such an owner has one).
 function(cosched_precompile target)

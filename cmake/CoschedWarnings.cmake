@@ -1,5 +1,6 @@
-# Project-wide warning set, applied per target with cosched_warnings(<target> [IN_JOB] [GTEST] [ALWAYS] [REUSE_FROM owner]); it also gives
-# the target precompiled headers (CoschedPch.cmake; GTEST adds gtest/gtest.h to them).
+# Project-wide warning set, applied per target with cosched_warnings(<target> [IN_JOB] [GTEST] [ALWAYS]
+# [REUSE_FROM owner]); it also gives the target precompiled headers (CoschedPch.cmake; GTEST adds gtest/gtest.h
+# to them, ALWAYS and REUSE_FROM are described there).
 #
 # IN_JOB marks code that ends up inside libcosched, which is preloaded into arbitrary programs: it is never
 # built with sanitizers (an instrumented preload needs its sanitizer runtime first in the process, which an
