@@ -37,10 +37,6 @@ std::string local_time(const nlohmann::json& epoch) {
   return buf;
 }
 
-std::string num(const nlohmann::json& v, const char* spec) {
-  return v.is_number() ? fmt::format(fmt::runtime(spec), v.get<double>()) : "-";
-}
-
 // "2, 1@3.2s, 2@10.0s": the CPUs granted from the start, then each change and when (since the start).
 std::string cpus_over_time(const nlohmann::json& steps) {
   if (!steps.is_array() || steps.empty()) return "-";
@@ -92,8 +88,8 @@ std::string format_history(const std::vector<nlohmann::json>& records) {
                     r.value("user", std::string("?")), slurm_job(r.value("slurm_job_id", nlohmann::json())),
                     local_time(r.value("start", nlohmann::json())),
                     format_elapsed(r.value("elapsed_s", -1.0)), std::to_string(r.value("requested", 0)),
-                    num(r.value("mean_cpus", nlohmann::json()), "{:.2f}"), num(r.value("speedup", nlohmann::json()), "{:.2f}"),
-                    num(r.value("efficiency", nlohmann::json()), "{:.2f}"),
+                    number_cell(r.value("mean_cpus", nlohmann::json()), "{:.2f}"), number_cell(r.value("speedup", nlohmann::json()), "{:.2f}"),
+                    number_cell(r.value("efficiency", nlohmann::json()), "{:.2f}"),
                     cpus_over_time(r.value("cpus_over_time", nlohmann::json())), r.value("end_reason", std::string()),
                     r.value("command", std::string())});
   }

@@ -26,10 +26,6 @@ struct StatusColumn {
   const char* when_set = nullptr;
 };
 
-std::string num(const json& v, const char* spec) {
-  return v.is_number() ? fmt::format(fmt::runtime(spec), v.get<double>()) : "-";
-}
-
 std::string text(const json& j, const char* key) {
   if (!j.contains(key)) return "-";
   const json& v = j[key];
@@ -57,15 +53,15 @@ const std::vector<StatusColumn>& registry() {
       {"cpus", {"CPUS"}, true, [](const json& j, const json&) { return text(j, "cpu_list"); }},
       {"run", {"RUN"}, true, [](const json& j, const json&) { return text(j, "state"); }},
       {"state", {"STATE"}, true, [](const json& j, const json&) { return text(j, "policy_state"); }},
-      {"cpu_s", {"CPU_S", true}, false, [](const json& j, const json&) { return num(j.value("cpu_s", json()), "{:.2f}"); }},
-      {"speedup", {"SPEEDUP", true}, true, [](const json& j, const json&) { return num(j.value("speedup", json()), "{:.2f}"); }},
-      {"eff", {"EFF", true}, true, [](const json& j, const json&) { return num(j.value("efficiency", json()), "{:.2f}"); }},
+      {"cpu_s", {"CPU_S", true}, false, [](const json& j, const json&) { return number_cell(j.value("cpu_s", json()), "{:.2f}"); }},
+      {"speedup", {"SPEEDUP", true}, true, [](const json& j, const json&) { return number_cell(j.value("speedup", json()), "{:.2f}"); }},
+      {"eff", {"EFF", true}, true, [](const json& j, const json&) { return number_cell(j.value("efficiency", json()), "{:.2f}"); }},
       {"iter_s", {"ITER_S", true}, true,
-       [](const json& j, const json&) { return num(j.value("iteration_s", json()), "{:.4f}"); }},
+       [](const json& j, const json&) { return number_cell(j.value("iteration_s", json()), "{:.4f}"); }},
       {"phase", {"PHASE"}, true, [](const json& j, const json&) { return text(j, "phase"); }},
       {"team", {"TEAM", true}, true, [](const json& j, const json&) { return text(j, "team"); }},
       {"team_mode", {"TEAM_MODE"}, true, [](const json& j, const json&) { return text(j, "team_mode"); }},
-      {"cpu_wait", {"CPU_WAIT", true}, false, [](const json& j, const json&) { return num(j.value("cpu_wait", json()), "{:.2f}"); }},
+      {"cpu_wait", {"CPU_WAIT", true}, false, [](const json& j, const json&) { return number_cell(j.value("cpu_wait", json()), "{:.2f}"); }},
       {"no_speedup", {"NO_SPEEDUP"}, false, [](const json& j, const json&) { return text(j, "no_speedup"); }},
       {"restarts", {"RESTARTS", true}, false, [](const json& j, const json&) { return text(j, "measurement_restarts"); }},
       {"bw", {"BW_MB/S", true}, false,
@@ -82,7 +78,7 @@ const std::vector<StatusColumn>& registry() {
       {"slowdown", {"SLOWDOWN", true}, false,
        [](const json& j, const json&) {
          const json bw = j.value("bandwidth", json());
-         return bw.is_object() ? num(bw.value("slowdown", json()), "{:.2f}") : "-";
+         return bw.is_object() ? number_cell(bw.value("slowdown", json()), "{:.2f}") : "-";
        }},
       {"slurm_job", {"SLURM_JOB", true}, true, [](const json& j, const json&) { return text(j, "slurm_job_id"); },
        "slurm_job_id"},

@@ -43,4 +43,8 @@ std::string format_elapsed(double seconds) {
   return fmt::format("{}:{:02}:{:02}", s / 3600, (s / 60) % 60, s % 60);
 }
 
+std::string number_cell(const nlohmann::json& v, const char* spec) {
+  return v.is_number() ? fmt::format(fmt::runtime(spec), v.get<double>()) : "-";
+}
+
 }  // namespace cosched::ctl

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 namespace cosched::ctl {
 
 struct Column {
@@ -17,5 +19,8 @@ std::string render_table(const std::vector<Column>& columns, const std::vector<s
 
 // "12.3s", "4:05" (minutes:seconds), "1:02:03" (hours): as wide as it needs to be, like ps's TIME.
 std::string format_elapsed(double seconds);
+
+// A JSON number formatted with `spec` (fmt syntax, e.g. "{:.2f}"), or "-" when the value is not a number.
+std::string number_cell(const nlohmann::json& v, const char* spec);
 
 }  // namespace cosched::ctl

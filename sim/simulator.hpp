@@ -159,7 +159,6 @@ class Simulator {
 
   EventQueue events_;
   double now_ = 0;
-  std::size_t next_arrival_ = 0;
   std::vector<std::size_t> open_;  // jobs released at their submit time, in workload order
   std::map<std::int64_t, std::vector<std::size_t>> successors_;  // job number → jobs released when it ends
   std::size_t finished_ = 0;

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "policies/job_list.hpp"
 #include "policies/param_util.hpp"
 
 namespace cosched::policy {
@@ -12,15 +13,6 @@ namespace cosched::policy {
 namespace {
 
 int width_of(const JobView& j, int P) { return std::clamp(j.request, 1, P); }
-
-bool contains(const std::vector<JobId>& v, JobId id) { return std::find(v.begin(), v.end(), id) != v.end(); }
-
-std::uint64_t splitmix64(std::uint64_t& state) {
-  std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
 
 const char* pick_name(int p) { return p == 0 ? "fitness" : p == 1 ? "list" : "random"; }
 

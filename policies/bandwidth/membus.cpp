@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "policies/job_list.hpp"
 #include "policies/param_util.hpp"
 
 namespace cosched::policy {
@@ -14,8 +15,6 @@ namespace {
 double memory_bps(const JobView& v) { return v.bandwidth.valid() ? v.bandwidth.latest().bytes_per_s : 0.0; }
 
 int procs_of(const JobView& v, int cpus) { return std::clamp(v.request, 1, std::max(cpus, 1)); }
-
-bool contains(const std::vector<JobId>& ids, JobId id) { return std::find(ids.begin(), ids.end(), id) != ids.end(); }
 
 // Algorithm 1, lines 3-5: the applications that ran go to the end of the list, in their order.
 std::vector<JobId> rotated(const std::vector<JobId>& list, const std::vector<JobId>& ran) {

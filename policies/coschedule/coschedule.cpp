@@ -6,14 +6,13 @@
 #include <fmt/format.h>
 
 #include "matching.hpp"
+#include "policies/job_list.hpp"
 
 namespace cosched::policy {
 
 namespace {
 
 constexpr double kBytesPerTransaction = 64;  // the thesis's transactions (one 64-byte line)
-
-bool contains(const std::vector<JobId>& v, JobId id) { return std::find(v.begin(), v.end(), id) != v.end(); }
 
 std::string ids_text(const std::vector<JobId>& ids) {
   std::string t;

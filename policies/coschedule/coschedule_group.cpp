@@ -6,19 +6,11 @@
 
 #include "coschedule.hpp"
 #include "matching.hpp"
+#include "policies/job_list.hpp"
 
 namespace cosched::policy {
 
 namespace {
-
-bool contains(const std::vector<JobId>& v, JobId id) { return std::find(v.begin(), v.end(), id) != v.end(); }
-
-std::uint64_t splitmix64(std::uint64_t& state) {
-  std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
 
 // `ids` in order, cut into `groups` consecutive groups as even as possible.
 std::vector<std::vector<JobId>> consecutive(const std::vector<JobId>& ids, int groups) {

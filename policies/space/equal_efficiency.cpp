@@ -43,7 +43,7 @@ std::vector<int> equal_efficiency_shares(const std::vector<JobView>& jobs, int c
     budget -= alloc[i];
   }
   // Greedy water filling on the extrapolated efficiency: the job that would use its next CPU best gets it.
-  struct Candidate {
+  struct NextCpu {
     double eff_next;
     JobId id;
     std::size_t index;
@@ -52,18 +52,18 @@ std::vector<int> equal_efficiency_shares(const std::vector<JobView>& jobs, int c
   // (f = 0.99999999 vs 1), and ranking by that noise made the allocations flip at every report and quantum
   // (cosched-sim: 7.9 M reallocations for 1,000 jobs). Within that, the lowest id first, as before.
   auto key = [](double e) { return std::llround(e * 1e6); };
-  auto worse = [&key](const Candidate& a, const Candidate& b) {
+  auto worse = [&key](const NextCpu& a, const NextCpu& b) {
     if (key(a.eff_next) != key(b.eff_next)) return key(a.eff_next) < key(b.eff_next);
     return a.id > b.id;  // ties: lowest id first
   };
-  std::priority_queue<Candidate, std::vector<Candidate>, decltype(worse)> best(worse);
+  std::priority_queue<NextCpu, std::vector<NextCpu>, decltype(worse)> best(worse);
   for (std::size_t i = 0; i < n; ++i) {
     if (f[i] >= 0.0 && alloc[i] < std::max(jobs[i].request, 1)) {
       best.push({amdahl_efficiency(f[i], alloc[i] + 1), jobs[i].id, i});
     }
   }
   while (budget > 0 && !best.empty()) {
-    Candidate c = best.top();
+    NextCpu c = best.top();
     best.pop();
     // The winner keeps taking CPUs while its next one still ranks first: one heap step per run of CPUs,
     // not per CPU (a perfectly scalable job takes its whole run at once).

@@ -21,8 +21,6 @@ bool is_active(Event e) {
   return e == Event::arrival || e == Event::departure || e == Event::report || e == Event::param_change;
 }
 
-std::string cpus_text(int n) { return n == 1 ? std::string("1 CPU") : fmt::format("{} CPUs", n); }
-
 using Work = PdpaWork;
 
 }  // namespace

@@ -8,11 +8,6 @@
 #include "equipartition.hpp"
 
 namespace cosched::policy {
-namespace {
-
-std::string cpus_text(int n) { return n == 1 ? std::string("1 CPU") : fmt::format("{} CPUs", n); }
-
-}  // namespace
 
 int pdpa_reclaim_lent(const Snapshot& s, std::vector<PdpaWork>& w, int& used) {
   bool arrival = false;

@@ -18,6 +18,8 @@ const char* to_string(PdpaState s) noexcept {
   return "?";
 }
 
+std::string cpus_text(int n) { return n == 1 ? std::string("1 CPU") : fmt::format("{} CPUs", n); }
+
 const char* state_label(const PdpaJobMemory& m) noexcept {
   return m.state == PdpaState::no_ref && m.unmeasured ? "UNMEASURED" : to_string(m.state);
 }
@@ -35,8 +37,6 @@ double effective_target_eff(const PdpaParams& p, int queued, int running) noexce
 }
 
 namespace {
-
-std::string cpus_text(int n) { return n == 1 ? std::string("1 CPU") : fmt::format("{} CPUs", n); }
 
 PdpaPoint point_at(int cpus, const Perf& perf) {
   return PdpaPoint{cpus, perf.speedup, perf.efficiency, perf.iteration_s};

@@ -15,6 +15,9 @@ namespace cosched::policy {
 enum class PdpaState { no_ref, inc, dec, stable };
 const char* to_string(PdpaState s) noexcept;
 
+// "1 CPU", "3 CPUs": how the decision log writes an allocation.
+std::string cpus_text(int n);
+
 // The tunables of §4.2 plus our answers to what the paper leaves open (docs/policies.md, "PDPA").
 struct PdpaParams {
   double target_eff = 0.7;    // below it the allocation shrinks (§4.2.1, §4.2.3)

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "policies/job_list.hpp"
 #include "policies/space/dss.hpp"
 #include "policies/param_util.hpp"
 
@@ -12,7 +13,6 @@ namespace cosched::policy {
 namespace {
 constexpr double kSlack = 1e-9;  // a timer that fires at the quantum's end counts as the end
 
-bool contains(const std::vector<JobId>& v, JobId id) { return std::find(v.begin(), v.end(), id) != v.end(); }
 }  // namespace
 
 double VtqDss::cpu_time(JobId id) const {

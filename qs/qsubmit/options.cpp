@@ -113,4 +113,9 @@ ParsedOptions parse_options(int argc, char** argv) {
   return {std::move(o), kExitOk};
 }
 
+int bad_input(const std::string& message) {
+  std::fprintf(stderr, "qsubmit: %s\n", message.c_str());
+  return kExitBadInput;
+}
+
 }  // namespace cosched::qsubmit

@@ -18,6 +18,9 @@ enum ExitCode : int {
   kExitNoRm = 3,      // the cosched-rm named by --socket could not be reached; nothing was started
 };
 
+// Prints "qsubmit: <message>" on stderr and returns kExitBadInput.
+int bad_input(const std::string& message);
+
 // How qsubmit talks to (or does without) a resource manager.
 enum class RmMode {
   existing,  // --socket (or the default socket): a cosched-rm someone else runs

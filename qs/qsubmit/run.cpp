@@ -25,11 +25,6 @@ namespace cosched::qsubmit {
 
 namespace {
 
-int bad_input(const std::string& message) {
-  std::fprintf(stderr, "qsubmit: %s\n", message.c_str());
-  return kExitBadInput;
-}
-
 int cpus_we_may_use() {
   cpu_set_t set;
   CPU_ZERO(&set);

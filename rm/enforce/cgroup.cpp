@@ -27,12 +27,7 @@ bool find_mount(int version, Mount& m) { return cgroupfs::find_mount(version, "c
 std::string cgroup_of(pid_t pid, int version) { return cgroupfs::cgroup_of(pid, version, "cpuset"); }
 using cgroupfs::to_fs;
 
-Status write_file(const std::string& path, const std::string& text) {
-  if (int err = write_control_file(path, text); err != 0) {
-    return make_error(Errc::io_error, "cannot write '" + text + "' to " + path + ": " + std::strerror(err));
-  }
-  return {};
-}
+using cgroupfs::write_file;
 
 std::string read_file(const std::string& path) { return cgroupfs::read_line(path); }
 

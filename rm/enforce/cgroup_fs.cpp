@@ -3,9 +3,11 @@
 #include <unistd.h>
 
 #include <cerrno>
-
+#include <cstring>
 #include <fstream>
 #include <sstream>
+
+#include "control_file.hpp"
 
 namespace cosched::rm::cgroupfs {
 
@@ -57,6 +59,13 @@ std::string read_line(const std::string& path) {
   std::string s;
   std::getline(in, s);
   return s;
+}
+
+Status write_file(const std::string& path, const std::string& text) {
+  if (int err = write_control_file(path, text); err != 0) {
+    return make_error(Errc::io_error, "cannot write '" + text + "' to " + path + ": " + std::strerror(err));
+  }
+  return {};
 }
 
 void PendingDirs::remove(const std::string& dir) {

@@ -1,4 +1,4 @@
-// Finding one's way in cgroupfs: where a hierarchy is mounted and which cgroup a process is in. Shared by
+// Finding one's way in cgroupfs: where a hierarchy is mounted, which cgroup a process is in, and writing a value. Shared by
 // the cpuset enforcement (cgroup.cpp) and the freezer (stop_freezer.cpp).
 #pragma once
 
@@ -6,6 +6,8 @@
 
 #include <string>
 #include <vector>
+
+#include "cosched/error.hpp"
 
 namespace cosched::rm::cgroupfs {
 
@@ -26,6 +28,9 @@ std::string to_fs(const Mount& m, const std::string& cg);
 
 // The first line of a control file, empty when it cannot be read.
 std::string read_line(const std::string& path);
+
+// Writes `text` into the control file at `path`; the error names the value, the file and the kernel's errno.
+Status write_file(const std::string& path, const std::string& text);
 
 // Cgroup directories the RM made and could not remove yet (a task that exited but is not reaped keeps its
 // cgroup busy for a moment).

@@ -24,12 +24,7 @@ namespace cosched::rm {
 
 namespace {
 
-Status write_file(const std::string& path, const std::string& text) {
-  if (int err = write_control_file(path, text); err != 0) {
-    return make_error(Errc::io_error, "cannot write '" + text + "' to " + path + ": " + std::strerror(err));
-  }
-  return {};
-}
+using cgroupfs::write_file;
 
 class FreezerStopper final : public Stopper {
  public:

@@ -35,11 +35,6 @@ constexpr double kActiveCheckS = 5.0;
 constexpr double kMissingRecordS = 30.0;
 constexpr double kAfterCancelS = 15.0;
 
-int bad_input(const std::string& message) {
-  std::fprintf(stderr, "qsubmit: %s\n", message.c_str());
-  return kExitBadInput;
-}
-
 std::string shell_quote(const std::string& s) {
   std::string out = "'";
   for (char c : s) {

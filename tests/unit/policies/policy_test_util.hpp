@@ -38,4 +38,23 @@ inline std::vector<int> counts(const Decision& d) {
   return v;
 }
 
+// 1 for each job the decision lets run, 0 for each it stops, in the snapshot's job order.
+inline std::vector<int> running(const Decision& d) {
+  std::vector<int> v;
+  for (const auto& a : d.jobs) v.push_back(a.runnable ? 1 : 0);
+  return v;
+}
+
+// One decision at `now` for event `e`, fed back into the snapshot as the daemon and the simulator do.
+inline Decision step(Policy& p, Snapshot& s, Event e, double now) {
+  s.event = e;
+  s.now = now;
+  Decision d = p.decide(s);
+  for (std::size_t i = 0; i < s.jobs.size(); ++i) {
+    s.jobs[i].allocation = d.jobs[i].cpus;
+    s.jobs[i].runnable = d.jobs[i].runnable;
+  }
+  return d;
+}
+
 }  // namespace cosched::policy::testing

@@ -11,6 +11,8 @@
 
 using namespace cosched::policy;
 using cosched::policy::testing::machine_with;
+using cosched::policy::testing::running;
+using cosched::policy::testing::step;
 
 namespace {
 
@@ -25,23 +27,6 @@ void sample(Snapshot& s, JobId id, double tr_per_us, int n = 1, double t = 0, do
       j.bandwidth.push({t - (n - 1 - k) * step, tr_per_us * kTr, j.request});
     }
   }
-}
-
-std::vector<int> running(const Decision& d) {
-  std::vector<int> v;
-  for (const auto& a : d.jobs) v.push_back(a.runnable ? 1 : 0);
-  return v;
-}
-
-Decision step(Policy& p, Snapshot& s, Event e, double now) {
-  s.event = e;
-  s.now = now;
-  Decision d = p.decide(s);
-  for (std::size_t i = 0; i < s.jobs.size(); ++i) {
-    s.jobs[i].allocation = d.jobs[i].cpus;
-    s.jobs[i].runnable = d.jobs[i].runnable;
-  }
-  return d;
 }
 
 // The paper's third experiment set on its machine: two 2-thread applications of 20 transactions/µs each

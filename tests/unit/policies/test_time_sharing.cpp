@@ -15,32 +15,8 @@
 using namespace cosched::policy;
 using cosched::policy::testing::counts;
 using cosched::policy::testing::machine_with;
-
-namespace {
-
-std::vector<int> running(const Decision& d) {
-  std::vector<int> v;
-  for (const auto& a : d.jobs) v.push_back(a.runnable ? 1 : 0);
-  return v;
-}
-
-// Feeds a decision back into the snapshot, as the daemon and the simulator do.
-void apply(Snapshot& s, const Decision& d) {
-  for (std::size_t i = 0; i < s.jobs.size(); ++i) {
-    s.jobs[i].allocation = d.jobs[i].cpus;
-    s.jobs[i].runnable = d.jobs[i].runnable;
-  }
-}
-
-Decision step(Policy& p, Snapshot& s, Event e, double now) {
-  s.event = e;
-  s.now = now;
-  Decision d = p.decide(s);
-  apply(s, d);
-  return d;
-}
-
-}  // namespace
+using cosched::policy::testing::running;
+using cosched::policy::testing::step;
 
 TEST(GangRows, FirstFitInAdmissionOrder) {
   EXPECT_EQ(gang_rows({2, 2, 2, 2}, 2), (std::vector<int>{0, 1, 2, 3}));

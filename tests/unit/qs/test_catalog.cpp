@@ -12,13 +12,13 @@ namespace cat = cosched::catalog;
 
 namespace {
 
-cat::Catalog parse_ok(const std::string& yaml) {
+cat::Catalog catalog_ok(const std::string& yaml) {
   auto c = cat::parse(yaml, "cat.yaml");
   EXPECT_TRUE(c.ok()) << (c.ok() ? "" : c.error().message);
   return c.ok() ? *c : cat::Catalog{};
 }
 
-std::string parse_error(const std::string& yaml) {
+std::string catalog_error(const std::string& yaml) {
   auto c = cat::parse(yaml, "cat.yaml");
   EXPECT_FALSE(c.ok());
   if (c.ok()) return "";
@@ -29,7 +29,7 @@ std::string parse_error(const std::string& yaml) {
 }  // namespace
 
 TEST(Catalog, EntriesWithEveryKey) {
-  auto c = parse_ok(
+  auto c = catalog_ok(
       "default:\n"
       "  name: generic\n"
       "  command: \"@amdahl --serial-fraction 0.5\"\n"
@@ -73,10 +73,10 @@ TEST(Catalog, EntriesWithEveryKey) {
 }
 
 TEST(Catalog, FindFallsBackToDefault) {
-  auto with_default = parse_ok("default: {name: d, command: x}\napps:\n  2: {name: two, command: y}\n");
+  auto with_default = catalog_ok("default: {name: d, command: x}\napps:\n  2: {name: two, command: y}\n");
   EXPECT_EQ(with_default.find(2)->name, "two");
   EXPECT_EQ(with_default.find(3)->name, "d");
-  auto without = parse_ok("apps:\n  2: {name: two, command: y}\n");
+  auto without = catalog_ok("apps:\n  2: {name: two, command: y}\n");
   EXPECT_EQ(without.find(3), nullptr);
   auto r = without.resolve(3);
   ASSERT_FALSE(r.ok());
@@ -85,51 +85,51 @@ TEST(Catalog, FindFallsBackToDefault) {
 }
 
 TEST(Catalog, ErrorsNameLineAndKey) {
-  EXPECT_EQ(parse_error("apps:\n  1:\n    name: a\n    comand: x\n"),
+  EXPECT_EQ(catalog_error("apps:\n  1:\n    name: a\n    comand: x\n"),
             "cat.yaml:4: apps.1: unknown key 'comand' (expected name, command, class, speedup, iteration_s, period, team, bandwidth, smt)");
-  EXPECT_EQ(parse_error("apps:\n  1:\n    command: x\n"), "cat.yaml:3: apps.1: needs a name");
-  EXPECT_EQ(parse_error("apps:\n  1:\n    name: a\n"),
+  EXPECT_EQ(catalog_error("apps:\n  1:\n    command: x\n"), "cat.yaml:3: apps.1: needs a name");
+  EXPECT_EQ(catalog_error("apps:\n  1:\n    name: a\n"),
             "cat.yaml:3: apps.1: needs a command (real runs) or a speedup model (simulation)");
-  EXPECT_EQ(parse_error("apps:\n  x1: {name: a, command: b}\n"),
+  EXPECT_EQ(catalog_error("apps:\n  x1: {name: a, command: b}\n"),
             "cat.yaml:2: apps: 'x1' is not an executable number (SWF field 14, >= 0)");
-  EXPECT_EQ(parse_error("apps:\n  1:\n    name: a\n    command: b\n    speedup: {model: amdahl, serial_fraction: 1.5}\n"),
+  EXPECT_EQ(catalog_error("apps:\n  1:\n    name: a\n    command: b\n    speedup: {model: amdahl, serial_fraction: 1.5}\n"),
             "cat.yaml:5: apps.1.speedup.serial_fraction: '1.5' is not in [0, 1]");
-  EXPECT_EQ(parse_error("apps:\n  1:\n    name: a\n    speedup:\n      model: gustafson\n"),
+  EXPECT_EQ(catalog_error("apps:\n  1:\n    name: a\n    speedup:\n      model: gustafson\n"),
             "cat.yaml:5: apps.1.speedup.model: 'gustafson' is not amdahl, downey or table");
-  EXPECT_EQ(parse_error("apps:\n  1:\n    name: a\n    speedup: {model: amdahl}\n"),
+  EXPECT_EQ(catalog_error("apps:\n  1:\n    name: a\n    speedup: {model: amdahl}\n"),
             "cat.yaml:4: apps.1.speedup: amdahl needs exactly one of serial_fraction and parallel_fraction");
-  EXPECT_EQ(parse_error("apps:\n  1:\n    name: a\n    speedup: {model: downey, A: 0.5, sigma: 1}\n"),
+  EXPECT_EQ(catalog_error("apps:\n  1:\n    name: a\n    speedup: {model: downey, A: 0.5, sigma: 1}\n"),
             "cat.yaml:4: apps.1.speedup.A: '0.5' is not in [1, 1e+09]");
-  EXPECT_EQ(parse_error("apps:\n  1:\n    name: a\n    speedup: {model: table, points: [[1, 1], [1, 2]]}\n"),
+  EXPECT_EQ(catalog_error("apps:\n  1:\n    name: a\n    speedup: {model: table, points: [[1, 1], [1, 2]]}\n"),
             "cat.yaml:4: apps.1.speedup.points[1].cpus: '1' does not increase over the previous point");
-  EXPECT_EQ(parse_error("apps:\n  1:\n    name: a\n    command: b\n    bandwidth: fast\n"),
+  EXPECT_EQ(catalog_error("apps:\n  1:\n    name: a\n    command: b\n    bandwidth: fast\n"),
             "cat.yaml:5: apps.1.bandwidth: 'fast' is not a rate in bytes/s (e.g. 750M, 2.5G, 7.5e8)");
-  EXPECT_EQ(parse_error("apps:\n  1:\n    name: a\n    command: b\n    iteration_s: fast\n"),
+  EXPECT_EQ(catalog_error("apps:\n  1:\n    name: a\n    command: b\n    iteration_s: fast\n"),
             "cat.yaml:5: apps.1.iteration_s: 'fast' is not a number");
-  EXPECT_EQ(parse_error("apps:\n  1:\n    name: a\n    command: b\n    period: 2.5\n"),
+  EXPECT_EQ(catalog_error("apps:\n  1:\n    name: a\n    command: b\n    period: 2.5\n"),
             "cat.yaml:5: apps.1.period: '2.5' is not a whole number of regions");
-  EXPECT_EQ(parse_error("apps:\n  1:\n    name: a\n    command: b\n    period: -1\n"),
+  EXPECT_EQ(catalog_error("apps:\n  1:\n    name: a\n    command: b\n    period: -1\n"),
             "cat.yaml:5: apps.1.period: '-1' is not in [0, 1e+06]");
-  EXPECT_EQ(parse_error("apps:\n  1:\n    name: a\n    command: b\n    smt: {intensity: 11}\n"),
+  EXPECT_EQ(catalog_error("apps:\n  1:\n    name: a\n    command: b\n    smt: {intensity: 11}\n"),
             "cat.yaml:5: apps.1.smt.intensity: '11' is not in [0, 10]");
-  EXPECT_EQ(parse_error("apps:\n  1:\n    name: a\n    command: b\n    smt: {weight: 1}\n"),
+  EXPECT_EQ(catalog_error("apps:\n  1:\n    name: a\n    command: b\n    smt: {weight: 1}\n"),
             "cat.yaml:5: apps.1.smt: unknown key 'weight' (expected intensity, sensitivity)");
-  EXPECT_EQ(parse_error("apps:\n  1:\n    name: a\n    command: b\n    team: elastic\n"),
+  EXPECT_EQ(catalog_error("apps:\n  1:\n    name: a\n    command: b\n    team: elastic\n"),
             "cat.yaml:5: apps.1.team: 'elastic' is not one of automatic, malleable, fixed");
-  EXPECT_EQ(parse_error("apps:\n  1:\n    name: a\n    command: \"b 'c\"\n"),
+  EXPECT_EQ(catalog_error("apps:\n  1:\n    name: a\n    command: \"b 'c\"\n"),
             "cat.yaml:4: apps.1.command: unclosed ' in command");
-  EXPECT_EQ(parse_error("apps:\n  1: {name: a, command: b}\n  01: {name: c, command: d}\n"),
+  EXPECT_EQ(catalog_error("apps:\n  1: {name: a, command: b}\n  01: {name: c, command: d}\n"),
             "cat.yaml:3: apps.01: executable 1 is already defined on line 2");
-  EXPECT_EQ(parse_error("aps: {}\n"), "cat.yaml:1: catalog: unknown key 'aps' (expected apps, default)");
-  EXPECT_EQ(parse_error("apps: {}\n"), "cat.yaml:1: catalog: defines no application (expected 'apps' and/or 'default')");
-  EXPECT_EQ(parse_error(""), "cat.yaml: empty catalog");
-  std::string syntax = parse_error("apps:\n  1: {name: a\n");
+  EXPECT_EQ(catalog_error("aps: {}\n"), "cat.yaml:1: catalog: unknown key 'aps' (expected apps, default)");
+  EXPECT_EQ(catalog_error("apps: {}\n"), "cat.yaml:1: catalog: defines no application (expected 'apps' and/or 'default')");
+  EXPECT_EQ(catalog_error(""), "cat.yaml: empty catalog");
+  std::string syntax = catalog_error("apps:\n  1: {name: a\n");
   EXPECT_EQ(syntax.rfind("cat.yaml:", 0), 0U) << syntax;
   EXPECT_NE(syntax.find(": YAML: "), std::string::npos) << syntax;
 }
 
 TEST(Catalog, ParallelFractionIsTheComplement) {
-  auto c = parse_ok("apps:\n  1: {name: a, speedup: {model: amdahl, parallel_fraction: 0.9}}\n");
+  auto c = catalog_ok("apps:\n  1: {name: a, speedup: {model: amdahl, parallel_fraction: 0.9}}\n");
   EXPECT_NEAR(c.apps.at(1).speedup->serial_fraction, 0.1, 1e-12);
 }
 

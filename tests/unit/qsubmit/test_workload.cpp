@@ -57,8 +57,6 @@ constexpr const char* kTwoJobs =
     "1 10 -1 100 32 -1 -1 32 -1 -1 1 -1 -1 1 -1 -1 -1 -1\n"
     "2 20 -1 100 16 -1 -1 -1 -1 -1 1 -1 -1 2 -1 -1 -1 -1\n";
 
-}  // namespace
-
 TEST_F(WorkloadFiles, CatalogEntriesBecomeCommandsWithProgramsResolved) {
   catalog();
   auto w = qsub::load_workload(settings(write("w.swf", kTwoJobs)), fake_lookup());
@@ -176,3 +174,5 @@ TEST(ProgramDirectories, FindExecutableSearchesThePath) {
   EXPECT_EQ(qsub::find_executable("/nonexistent/prog"), "");
   EXPECT_EQ(qsub::find_executable("no-such-program-anywhere"), "");
 }
+
+}  // namespace

@@ -4,12 +4,14 @@
 #include <fstream>
 #include <sstream>
 
+#include "results_test_util.hpp"
 #include "sample_run.hpp"
 
 namespace cosched::results {
 namespace {
 
 using sample::four_job_run;
+using test_util::lines_of;
 using sample::TempDir;
 
 std::string slurp(const std::string& path) {
@@ -17,13 +19,6 @@ std::string slurp(const std::string& path) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
-}
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
 }
 
 TEST(RoundTrip, WritesEveryFile) {

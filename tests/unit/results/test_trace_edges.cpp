@@ -9,20 +9,16 @@
 
 #include "qs/trace_placement.hpp"
 #include "qs/trace_writers.hpp"
+#include "results_test_util.hpp"
 #include "sample_run.hpp"
 
 namespace cosched::results {
 namespace {
 
 using sample::job;
+using test_util::lines_of;
+using test_util::paraver_of;
 using sample::segment;
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
 
 std::vector<std::string> fields_of(const std::string& line) {
   std::vector<std::string> f;
@@ -42,8 +38,6 @@ std::vector<std::string> pcf_section(const std::string& pcf, const std::string& 
   }
   return out;
 }
-
-ParaverTrace paraver_of(const Run& run) { return paraver_trace(run, place_on_cpus(run), run.ml); }
 
 Run two_cpu_run() {
   Run run;

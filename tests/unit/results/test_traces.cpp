@@ -7,21 +7,15 @@
 
 #include "qs/trace_placement.hpp"
 #include "qs/trace_writers.hpp"
+#include "results_test_util.hpp"
 #include "sample_run.hpp"
 
 namespace cosched::results {
 namespace {
 
 using sample::four_job_run;
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
-
-ParaverTrace paraver_of(const results::Run& run) { return paraver_trace(run, place_on_cpus(run), run.ml); }
+using test_util::lines_of;
+using test_util::paraver_of;
 
 TEST(ParaverTrace, HeaderDescribesOneRowPerCpu) {
   auto lines = lines_of(paraver_of(four_job_run()).prv);

@@ -17,7 +17,7 @@ Topology machine(const std::string& synthetic) {
   return std::move(*t);
 }
 
-std::string s(const CpuSet& c) { return c.to_string(); }
+std::string set_text(const CpuSet& c) { return c.to_string(); }
 
 // The core of `cpu` on `t`.
 int core(const Topology& t, int cpu) {
@@ -75,18 +75,18 @@ TEST(PlacementGroups, AdjacentCoresWithoutSmtAndStableGroups) {
   std::vector<int> cores = {0, 1, 2, 3};
   auto out = place_with_groups(order, cores, {{1, 1, {}, {}}, {2, 1, {}, {}}, {3, 1, {}, {}}, {4, 1, {}, {}}},
                                {{3, 1}, {2, 4}});
-  EXPECT_EQ(s(out[3]), "0");
-  EXPECT_EQ(s(out[1]), "1");
-  EXPECT_EQ(s(out[2]), "2");
-  EXPECT_EQ(s(out[4]), "3");
+  EXPECT_EQ(set_text(out[3]), "0");
+  EXPECT_EQ(set_text(out[1]), "1");
+  EXPECT_EQ(set_text(out[2]), "2");
+  EXPECT_EQ(set_text(out[4]), "3");
   // The same groups next quantum keep their cores even in another order.
   out = place_with_groups(order, cores,
                           {{1, 1, out[1], {}}, {2, 1, out[2], {}}, {3, 1, out[3], {}}, {4, 1, out[4], {}}},
                           {{2, 4}, {3, 1}});
-  EXPECT_EQ(s(out[3]), "0");
-  EXPECT_EQ(s(out[1]), "1");
-  EXPECT_EQ(s(out[2]), "2");
-  EXPECT_EQ(s(out[4]), "3");
+  EXPECT_EQ(set_text(out[3]), "0");
+  EXPECT_EQ(set_text(out[1]), "1");
+  EXPECT_EQ(set_text(out[2]), "2");
+  EXPECT_EQ(set_text(out[4]), "3");
 }
 
 TEST(PlacementGroups, UngroupedJobsTakeWhatIsLeftAndOversizedGroupsFallBack) {

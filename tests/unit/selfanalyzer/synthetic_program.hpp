@@ -25,6 +25,9 @@ struct AmdahlLoop {
   }
 };
 
+// How close a result must come to the value worked out by hand.
+inline constexpr double kTol = 1e-6;
+
 inline std::vector<std::uint64_t> region_ids(int count, std::uint64_t base = 0x401000) {
   std::vector<std::uint64_t> ids;
   for (int i = 0; i < count; ++i) ids.push_back(base + 0x40 * static_cast<std::uint64_t>(i));

@@ -14,9 +14,8 @@ namespace {
 using testing::AmdahlLoop;
 using testing::Driver;
 using testing::latest;
+using testing::kTol;
 using testing::region_ids;
-
-constexpr double kTol = 1e-6;
 
 double amdahl_speedup(double f, int p) { return 1.0 / ((1.0 - f) + f / p); }
 

@@ -13,9 +13,8 @@ namespace {
 using testing::AmdahlLoop;
 using testing::Driver;
 using testing::latest;
+using testing::kTol;
 using testing::region_ids;
-
-constexpr double kTol = 1e-6;
 
 // Count of regions run at team `team` from index `from` on.
 long regions_at(const Driver& d, std::size_t from, int team) {

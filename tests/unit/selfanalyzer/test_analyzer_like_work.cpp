@@ -78,14 +78,14 @@ TEST(AnalyzerLikeWork, NoisyWorkWaitsForAFullWindowBeforeItsFirstReport) {
 
 // A wait source the test drives: the threads' total run-queue delay, in ns.
 std::uint64_t g_wait_ns = 0;
-std::uint64_t fake_wait() noexcept { return g_wait_ns; }
+std::uint64_t driven_wait() noexcept { return g_wait_ns; }
 
 // A job on 2 CPUs whose threads' run-queue delay the test drives (g_wait_ns, from 0).
 class AnalyzerOutsideLoad : public ::testing::Test {
  protected:
   void SetUp() override {
     g_wait_ns = 0;
-    a.set_wait_source(&fake_wait);
+    a.set_wait_source(&driven_wait);
     d.granted = 2;
   }
   Analyzer a{Config{}};
@@ -156,7 +156,7 @@ TEST_F(AnalyzerOutsideLoad, ATransientLoadDoesNotRestartTheBaseline) {
   Config cfg;
   cfg.load_hold_s = 0;
   Analyzer b{cfg};
-  b.set_wait_source(&fake_wait);
+  b.set_wait_source(&driven_wait);
   g_wait_ns = 0;
   Driver db{b};
   db.granted = 2;

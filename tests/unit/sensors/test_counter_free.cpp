@@ -3,17 +3,12 @@
 #include <gtest/gtest.h>
 
 #include "sensors/counter_free.hpp"
+#include "sensors_test_util.hpp"
 
 namespace cosched::sensors {
 namespace {
 
-Calibration machine() {
-  Calibration c;
-  c.machine_bytes_per_s = 29e9;
-  c.thread_bytes_per_s = 25e9;
-  c.contention = 1.7;
-  return c;
-}
+using test_util::machine;
 
 struct Model {
   policy::JobId id;

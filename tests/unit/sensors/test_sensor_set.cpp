@@ -6,17 +6,12 @@
 #include "sensors/counter_free.hpp"
 #include "sensors/replay.hpp"
 #include "sensors/sensor_set.hpp"
+#include "sensors_test_util.hpp"
 
 namespace cosched::sensors {
 namespace {
 
-Calibration machine() {
-  Calibration c;
-  c.machine_bytes_per_s = 29e9;
-  c.thread_bytes_per_s = 25e9;
-  c.contention = 1.7;
-  return c;
-}
+using test_util::machine;
 
 SensorSet app_then_counter_free() {
   std::vector<std::unique_ptr<Backend>> chain;
