@@ -2,11 +2,13 @@
 #
 # The ASan half exists to run the sanitised code (the daemon, cosched-ctl, cosched-run, qsubmit, cosched-sim,
 # cosched-cluster, the policies and the sensors) under AddressSanitizer and UBSan; the release half runs every
-# case of every test. Each integration case was run alone on a gcov build (-O0 --coverage, 2026-11-27), and
-# the cases below are a smallest-time set that, with the unit tests, executes every line of sanitised code
-# that all the cases together execute (4,024 lines beyond the units'). So the ASan half runs no line less
-# than before, in about 155 s of cases instead of 442 s. Lines that one run of a case reaches and another does
-# not (timing) may differ; the release half still runs all of them.
+# case of every test. scripts/asan-selection measures and chooses: on a gcov build (-O0 --coverage) it runs
+# the units, then each case alone, and picks a short set of cases that, with the units, executes every line
+# of sanitised code that all the cases together execute. The lists below come from that method on
+# 2026-11-27, with the nine longest tests (slurm, qsubmit, cluster, coschedule, mpi, bandwidth, faults,
+# suspend, cpu_locks) run case by case and the others whole: 4,024 lines beyond the units', reached in about
+# 155 s of cases instead of 442 s. So the ASan half runs no line less than before. Lines that one run of a
+# case reaches and another does not (timing) may differ; the release half still runs every case.
 #
 # COSCHED_ASAN_COVERED: tests whose every sanitised line other cases reach (label asan-covered; the asan test
 # preset leaves them out: `ctest --preset asan -N -L asan-covered` lists them).
