@@ -4,10 +4,11 @@
 #    batches of COSCHED_UNITY_BATCH, each batch one translation unit, so the headers they share (nlohmann/json,
 #    fmt, gtest, the project's own) are parsed and their inline code generated once per batch instead of once
 #    per file. Measured on the development guest (g++ 12, -O2 -g1): five unit-test files of test_results took
-#    20.5 s one by one and 8.2 s as one unit; cosched-sim's library 41.6 s -> 18.2 s. Files of one target
-#    therefore must not define the same name in an anonymous namespace: shared helpers live in a header
-#    (policies/job_list.hpp, tests/unit/*/..._test_util.hpp). The debug preset builds file by file, which is
-#    where a file that does not include what it uses shows up (as with COSCHED_PCH=OFF).
+#    20.5 s one by one and 8.2 s as one unit; cosched-sim's library took 41.6 s and 18.2 s in two clean
+#    builds' Ninja logs. Files of one target therefore must not define the same name in an anonymous
+#    namespace: shared helpers live in a header (policies/job_list.hpp, tests/unit/*/..._test_util.hpp).
+#    The debug preset builds file by file, which is where a file that does not include what it uses shows
+#    up (as with COSCHED_PCH=OFF).
 option(COSCHED_UNITY_BUILD "Compile each target's files in batches (unity build)" ON)
 set(COSCHED_UNITY_BATCH 16 CACHE STRING "Files per unity batch")
 if(COSCHED_UNITY_BUILD)
