@@ -56,7 +56,13 @@ int g_raw_baseline = 1;         // the baseline asked for (RM or COSCHED_BASELIN
 int g_narrow_asked = 0;         // JobBlock::narrow_cpus as written (0: no request)
 std::uint64_t g_narrow_since_ns = 0;
 bool g_narrow_refused = false;  // not asked again: the RM did not narrow within kNarrowWaitNs, or see below
-std::uint32_t g_narrowed_restarts = ~0U;  // Analyzer::restarts() when a narrowed baseline last ended
+std::uint32_t g_narrowed_restarts = ~0U;  // Analyzer::restarts() when a narrowed baseline last ended (~0: judged)
+int g_narrowed_impossible = 0;  // narrowed baselines in a row that ended in an impossible speedup
+// Our choice: how many narrowed baselines in a row may end in an impossible speedup before the job stops
+// asking. One may be the machine: on the 2-vCPU guest a 2-thread team runs at two speeds, 1.6 apart, for
+// phases of 0.5-3 s, natively too (libomp and libgomp alike), so a baseline and the window after it can
+// straddle a change. Two in a row are the baseline's own cost (see follow_narrowing).
+constexpr int kNarrowedImpossibleLimit = 2;
 
 inline std::uint64_t now_ns() noexcept {
   timespec ts;
@@ -147,14 +153,18 @@ inline void follow_narrowing(int granted) noexcept {
   const bool baseline = a.phase() == proto::Phase::baseline;
   if (g_narrow_asked == 0) {
     if (!baseline || g_narrow_refused || g_raw_baseline >= granted) return;
-    // A narrowed baseline followed by an impossible speedup: the team's switching on fewer CPUs (every
-    // region's barrier, for a code of hundreds of regions per iteration) made the baseline too slow. Asking
-    // again would repeat it at every restart; the job goes back to baselines without narrowing, which are
-    // bounded (docs/selfanalyzer.md, "Teams that cannot shrink").
-    if (g_narrowed_restarts != ~0U && a.restarts() > g_narrowed_restarts &&
-        a.last_restart() == proto::MeasureRestart::impossible_speedup) {
-      g_narrow_refused = true;
-      return;
+    // Narrowed baselines followed by impossible speedups, kNarrowedImpossibleLimit in a row: the team's
+    // switching on fewer CPUs (every region's barrier, for a code of hundreds of regions per iteration) made
+    // the baseline too slow. Asking again would repeat it at every restart; the job goes back to baselines
+    // without narrowing, which are bounded (docs/selfanalyzer.md, "Teams that cannot shrink").
+    if (g_narrowed_restarts != ~0U && a.restarts() > g_narrowed_restarts) {  // judged once per narrowed baseline
+      const bool impossible = a.last_restart() == proto::MeasureRestart::impossible_speedup;
+      g_narrowed_impossible = impossible ? g_narrowed_impossible + 1 : 0;
+      g_narrowed_restarts = ~0U;
+      if (g_narrowed_impossible >= kNarrowedImpossibleLimit) {
+        g_narrow_refused = true;
+        return;
+      }
     }
     // The team gives a point below the grant by itself unless its floor (a fixed team; 2 threads) reaches
     // the grant, or its regions ran different teams (a read latched at the grant, a clause).

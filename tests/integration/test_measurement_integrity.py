@@ -171,18 +171,23 @@ class BaselineByNarrowing(RmTestCase):
         # Until the RM gives the CPU back (its next quantum), the job may report at 1 CPU against its baseline.
         j = rm.wait_for_report(job.pid, also=lambda j: j["measured_cpus"] == 2, timeout=20,
                                what="a speedup report at 2 CPUs")
-        print("first report:", {k: j[k] for k in ("speedup", "efficiency", "measured_cpus", "team_mode", "iterations")})
+        print("first report:", {k: j.get(k) for k in ("speedup", "efficiency", "measured_cpus", "team_mode", "iterations",
+                                                     "baseline_s", "iteration_s", "spread")})
         self.assertEqual(j["team_mode"], "fixed: omp_set_num_threads")
         self.assertEqual(j["measured_cpus"], 2, j)
-        # A measurement, not an assumption: natively 1 thread takes 1.7 times as long as 2 here, and 2 threads on
-        # 1 CPU 1.07 times as long as 1 thread, but the first report at 2 CPUs read 0.93-2.05 in 8 runs (its
-        # 0.2-ms iterations are noisy; docs/selfanalyzer.md, "Limitations"), so only the bound every report obeys
-        # is held here: no more than 2 CPUs' worth plus the superlinearity margin.
+        # A measurement, not an assumption, held to the bound every report obeys: no efficiency above 1 + the
+        # superlinearity margin (0.5, selfanalyzer/config.hpp), so at most 3.0 at 2 CPUs. A tighter bound would
+        # test the guest, not cosched: a 2-thread team of this program runs at two speeds here, 0.146 and 0.230
+        # ms per iteration, in phases of 0.5-3 s, natively too (libomp and libgomp alike), and 2 threads on 1
+        # CPU at 0.29 or 0.45 ms. Baseline and first window usually share a phase (2.0 in 4 of 5 probes); a
+        # pair that straddles a change reads 1.26 (seen), 2.49 (a clean-clone CI run), up to 3.1 (a slow
+        # baseline against a fast window: not reported, the measurement restarts and narrows once more;
+        # docs/selfanalyzer.md, "Limitations").
         self.assertGreater(j["speedup"], 0, j)
-        self.assertLessEqual(j["speedup"], 2.3, j)
-        wait_for(lambda: (lambda m: m and all(len(c) == 2 for c in m.values()))(cpus_allowed(job.pid)),
-                 what="both CPUs back in every thread's mask")
-        self.assertIsNone(rm.job(job.pid)["baseline_narrowed_to"])
+        self.assertLessEqual(j["speedup"], 3.0, j)
+        wait_for(lambda: (lambda m: m and all(len(c) == 2 for c in m.values()))(cpus_allowed(job.pid)) and
+                 rm.job(job.pid)["baseline_narrowed_to"] is None,
+                 what="both CPUs back in every thread's mask, and no narrowing in status")
         why = rm.ctl("why", str(j["id"])).stdout
         self.assertIn("baseline by narrowing: 1 of its 2 CPU(s)", why)
         self.assertIn("baseline by narrowing done", why)
