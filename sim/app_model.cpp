@@ -121,6 +121,7 @@ AppModel ModelTable::resolve(std::int64_t executable) const {
     m.bandwidth = curve->app->bandwidth.value_or(fallback_.bandwidth);
     m.smt_intensity = curve->app->smt_intensity.value_or(fallback_.smt_intensity);
     m.smt_sensitivity = curve->app->smt_sensitivity.value_or(fallback_.smt_sensitivity);
+    m.fixed_team = curve->app->team == "fixed";
     m.source = where(*curve->file, *curve->app);
   }
   // The name and class follow the most specific entry that exists at all.

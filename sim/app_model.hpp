@@ -35,6 +35,10 @@ struct AppModel {
   // Shared SMT core (catalog `smt`): slowed by 1 + smt_sensitivity × Σ the co-runners' smt_intensity on its core.
   double smt_intensity = 0;
   double smt_sensitivity = 0;
+  // Catalog `team: fixed`: the program runs its request's threads whatever its CPUs (omp_set_num_threads,
+  // clauses, reads of the team size), so on fewer CPUs they share them (JobTiming::oversub_cost), and its
+  // SelfAnalyzer baseline is one by narrowing: its threads on the baseline's CPUs (docs/simulator.md).
+  bool fixed_team = false;
 };
 
 // The model used for executables nobody describes (--default-speedup, --default-iteration-s).

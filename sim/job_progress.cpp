@@ -12,20 +12,26 @@ void JobProgress::advance(double t) {
   updated_at_ = t;
 }
 
-void JobProgress::set_team(double t, int team, double stall_s) {
+void JobProgress::set_team(double t, int team, double stall_s, double oversub) {
   advance(t);
-  if (team == team_) return;
+  oversub = std::max(oversub, 1.0);
+  if (team == team_ && oversub == oversub_) return;
   updated_at_ = std::max(updated_at_, t);
-  if (team_ >= 0 && stall_s > 0) stall_until_ = std::max(stall_until_, t + stall_s);
+  if (team != team_ && team_ >= 0 && stall_s > 0) stall_until_ = std::max(stall_until_, t + stall_s);
   team_ = team;
-  rate_ = team > 0 ? catalog::speedup(*model_, team) / slowdown_ : 0.0;
+  oversub_ = oversub;
+  update_rate();
 }
 
 void JobProgress::set_slowdown(double t, double slowdown) {
   advance(t);
   updated_at_ = std::max(updated_at_, t);
   slowdown_ = std::max(slowdown, 1.0);
-  rate_ = team_ > 0 ? catalog::speedup(*model_, team_) / slowdown_ : 0.0;
+  update_rate();
+}
+
+void JobProgress::update_rate() {
+  rate_ = team_ > 0 ? catalog::speedup(*model_, team_) / (slowdown_ * oversub_) : 0.0;
 }
 
 double JobProgress::done_at(double t) const {

@@ -19,8 +19,9 @@ class JobProgress {
 
   // Brings the work done up to time t (t never goes back).
   void advance(double t);
-  // The job's threads run as `team` (0 = stopped) from time t (the work up to t is counted first).
-  void set_team(double t, int team, double stall_s);
+  // The job's threads run on `team` CPUs (0 = stopped) from time t (the work up to t is counted first), each
+  // unit of work taking `oversub` (>= 1) times as long as on a team of that size (more threads than CPUs).
+  void set_team(double t, int team, double stall_s, double oversub = 1.0);
   // From time t the job's work goes `slowdown` (>= 1) times slower: memory contention (sim/contention.cpp).
   void set_slowdown(double t, double slowdown);
   // Moves the work done to exactly `work` (an event's target), so float drift never makes an event
@@ -40,6 +41,7 @@ class JobProgress {
   [[nodiscard]] double stalled_until() const { return stall_until_; }
 
  private:
+  void update_rate();
   double total_;
   const catalog::SpeedupModel* model_;
   double done_ = 0;
@@ -47,6 +49,7 @@ class JobProgress {
   double stall_until_ = 0;
   double rate_ = 0;
   double slowdown_ = 1;
+  double oversub_ = 1;
   int team_ = -1;  // -1: never set (the first team costs nothing)
 };
 

@@ -66,6 +66,10 @@ ParsedOptions parse_options(int argc, char** argv) {
                "simulate every quantum tick while jobs exist (default: only ticks that can matter)");
   app.add_option("--realloc-cost", o.sim.timing.realloc_cost_s, "seconds of progress lost per team-size change")
       ->check(CLI::NonNegativeNumber)->capture_default_str();
+  app.add_option("--oversub-cost", o.sim.timing.oversub_cost,
+                 "a fixed team (catalog team: fixed) on fewer CPUs than threads: its work takes 1 + X x (threads "
+                 "per CPU - 1) times as long")
+      ->check(CLI::Range(0.0, 10.0))->capture_default_str();
   app.add_option("--noise", o.sim.analyzer.noise, "relative std. deviation of measured iteration times")
       ->check(CLI::Range(0.0, 1.0))->capture_default_str();
   app.add_option("--startup-noise", o.sim.analyzer.startup_noise,
@@ -179,6 +183,7 @@ nlohmann::json describe(const Options& o) {
           {"quantum_ms", s.quantum_s * 1000.0},
           {"every_quantum", s.every_quantum},
           {"realloc_cost_s", s.timing.realloc_cost_s},
+          {"oversub_cost", s.timing.oversub_cost},
           {"noise", s.analyzer.noise},
           {"startup_noise", s.analyzer.startup_noise},
           {"startup_s", s.analyzer.startup_s},

@@ -57,7 +57,19 @@ double RunningJob::iteration_end_work() const {
   return std::min(static_cast<double>(iteration_ + 1) * iteration_work_, progress_.total());
 }
 
-void RunningJob::set_team(double t, int team) { progress_.set_team(t, team, timing_.realloc_cost_s); }
+// `team`: the CPUs the job's threads run on (the Analyzer's team, or the allocation). A fixed team keeps its
+// request's threads there (a baseline by narrowing, or a grant below the request): they share the CPUs, at
+// 1 + oversub_cost x (threads per CPU - 1) times the time the CPUs alone would take.
+void RunningJob::set_team(double t, int team) {
+  if (!spec_->app->fixed_team || team <= 0) {
+    progress_.set_team(t, team, timing_.realloc_cost_s);
+    return;
+  }
+  const int threads = std::max(spec_->request, 1);
+  const int cpus = std::min(team, threads);  // more CPUs than threads: the threads use that many
+  const double oversub = 1.0 + timing_.oversub_cost * (static_cast<double>(threads) / cpus - 1.0);
+  progress_.set_team(t, cpus, timing_.realloc_cost_s, oversub);
+}
 
 void RunningJob::sync_iteration_index() {
   // Unobserved iterations pass without events: recompute which one is in progress from the work done.

@@ -30,6 +30,9 @@ namespace cosched::sim {
 struct JobTiming {
   double realloc_cost_s = 0;  // progress lost per team change
   double report_every_s = 0;  // steady jobs re-sample an iteration this often (0: only after a change)
+  // A fixed team on fewer CPUs than threads: each extra thread per CPU makes its work this much slower
+  // (docs/simulator.md, "Fixed teams").
+  double oversub_cost = 0.07;
 };
 
 class RunningJob {

@@ -97,6 +97,19 @@ TEST(ModelTable, WithoutAnyCatalogEveryExecutableIsUncataloguedLinear) {
   EXPECT_EQ(t.find(7).source, "default");
 }
 
+TEST(ModelTable, ACatalogFixedTeamIsAFixedTeamInTheModel) {
+  auto models = parse_catalog(R"(
+apps:
+  1: {name: setnum, speedup: {model: amdahl, serial_fraction: 0.05}, team: fixed}
+  2: {name: amdahl, speedup: {model: amdahl, serial_fraction: 0.05}, team: malleable}
+  3: {name: plain, speedup: {model: amdahl, serial_fraction: 0.05}}
+)", "m.yaml");
+  ModelTable t(nullptr, &models, linear_fallback());
+  EXPECT_TRUE(t.find(1).fixed_team);
+  EXPECT_FALSE(t.find(2).fixed_team);
+  EXPECT_FALSE(t.find(3).fixed_team);  // automatic: the simulator's jobs are malleable (docs/simulator.md)
+}
+
 TEST(BuildJobs, WorkIsRunTimeTimesSpeedupAtTheScaledRequest) {
   auto models = parse_catalog(R"(
 apps:

@@ -287,3 +287,45 @@ TEST(RunningJob, StartUpNoiseOnlyPerturbsTheFirstSeconds) {
   EXPECT_NEAR(first_report(0), 4.0, 1e-9);
   EXPECT_GT(std::fabs(first_report(0.3) - 4.0), 1e-3);
 }
+
+TEST(RunningJob, FixedTeamRunsItsBaselineByNarrowingAndPaysForItsExtraThreads) {
+  // A fixed team of 4 (catalog team: fixed), 40 one-CPU seconds, 1-s iterations, oversub_cost 0.1. Its
+  // baseline runs the 4 threads on 1 CPU: each iteration takes 1 x (1 + 0.1 x 3) = 1.3 s, so the 3 baseline
+  // iterations end at 3.9; a warm-up and 3 measured iterations at 4 CPUs (0.25 s each) give the first report
+  // at 4.9, speedup 1.3 / 0.25 = 5.2 (the baseline's switching counts in it, as in a real narrowed baseline);
+  // the remaining 37 units at rate 4 end at 3.9 + 9.25 = 13.15.
+  Fixture f(40, 4);
+  f.app.fixed_team = true;
+  f.timing.oversub_cost = 0.1;
+  RunningJob job(f.spec, f.analyzer, f.timing, 1);
+  job.start(0, 4);
+  EXPECT_EQ(job.team(), 1);
+  EXPECT_DOUBLE_EQ(job.progress().rate(), 1.0 / 1.3);
+  double first = -1;
+  EXPECT_DOUBLE_EQ(run_alone(job, nullptr, &first), 13.15);
+  EXPECT_DOUBLE_EQ(first, 4.9);
+  policy::Perf p;
+  ASSERT_TRUE(job.analyzer().perf(p));
+  EXPECT_EQ(p.cpus, 4);
+  EXPECT_NEAR(p.speedup, 5.2, 1e-9);
+}
+
+TEST(RunningJob, FixedTeamOnFewerCpusThanThreadsSharesThem) {
+  // Without the Analyzer, a fixed team of 4 granted 2 CPUs runs its 4 threads there: rate S(2) / (1 + 0.1 x
+  // (4/2 - 1)) = 2 / 1.1; at 8 CPUs it uses 4 of them (rate 4). A malleable job at 2 CPUs runs at rate 2.
+  Fixture f(40, 4);
+  f.app.fixed_team = true;
+  f.timing.oversub_cost = 0.1;
+  f.analyzer.enabled = false;
+  RunningJob job(f.spec, f.analyzer, f.timing, 1);
+  job.start(0, 2);
+  EXPECT_DOUBLE_EQ(job.progress().rate(), 2.0 / 1.1);
+  job.reallocate(1, 8, true);
+  EXPECT_EQ(job.team(), 4);
+  EXPECT_DOUBLE_EQ(job.progress().rate(), 4.0);
+  Fixture g(40, 4);
+  g.analyzer.enabled = false;
+  RunningJob malleable(g.spec, g.analyzer, g.timing, 1);
+  malleable.start(0, 2);
+  EXPECT_DOUBLE_EQ(malleable.progress().rate(), 2.0);
+}
