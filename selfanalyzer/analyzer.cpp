@@ -324,6 +324,10 @@ bool Analyzer::unlike_work(int cpus, double time_s, double efficiency, std::uint
     return true;
   }
   load_mismatch_since_ns_ = 0;
+  if (has_baseline_ && load_unknowable(window_load_, baseline_load_)) {
+    set_no_speedup(proto::NoSpeedup::load_differs, time_s, cpus);
+    return true;
+  }
   if (has_baseline_ && cpus == baseline_team_ && time_s > 0) {
     // Off by more than the tolerance: never reported. Off by more than the noise can explain too (three
     // times the measured spread): the work changed, and the measurement starts over.
@@ -353,7 +357,7 @@ void Analyzer::publish(std::uint64_t t_ns) noexcept {
   double ref_s = baseline_s_;
   if (!has_baseline_ || cpus == baseline_team_) {
     if (const AllocationPoint* other = history_.latest_other_than(cpus)) {
-      if (loads_differ(other->load, window_load_)) {
+      if (loads_differ(other->load, window_load_) || load_unknowable(other->load, window_load_)) {
         set_no_speedup(proto::NoSpeedup::load_differs, time_s, cpus);
         return;
       }

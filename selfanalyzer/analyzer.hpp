@@ -228,6 +228,12 @@ class Analyzer {
   [[nodiscard]] bool loads_differ(double a, double b) const noexcept {
     return a >= 0 && b >= 0 && std::fabs(a - b) > cfg_.max_wait_fraction;
   }
+  // One level unknown (its team outnumbered its CPUs, as in a baseline by narrowing: docs/selfanalyzer.md,
+  // "Outside load"), the other above max_wait_fraction: that load may not have been there when the unknown
+  // one was measured, so the two cannot be shown alike. Measuring again would not tell either.
+  [[nodiscard]] bool load_unknowable(double a, double b) const noexcept {
+    return (a < 0) != (b < 0) && std::max(a, b) > cfg_.max_wait_fraction;
+  }
 
   Config cfg_;
   int baseline_cpus_;

@@ -193,6 +193,38 @@ TEST_F(AnalyzerOutsideLoad, UnknownWaitsFilterNothing) {
   EXPECT_EQ(latest(a).cpu_wait, -1);
 }
 
+// A baseline whose outside load is unknown (its team outnumbered its CPUs: a baseline by narrowing, where
+// the threads wait for each other), then windows at 2 CPUs whose level is known. A quiet window (1 %) is
+// compared with it: speedup 0.1 / 0.075. A loaded one (37.5 %) is not: that load may not have been there
+// during the baseline, so nothing is reported (load_differs), and the baseline is not measured again (it
+// would be unknown again).
+bool g_baseline_unknown = false;
+const Analyzer* g_watched = nullptr;
+std::uint64_t wait_unknown_in_baseline() noexcept {
+  return g_baseline_unknown && g_watched->phase() == proto::Phase::baseline ? kWaitUnknown : g_wait_ns;
+}
+
+TEST_F(AnalyzerOutsideLoad, ABaselineOfUnknownLoadIsComparedOnlyWithQuietWindows) {
+  g_baseline_unknown = true;
+  g_watched = &a;
+  a.set_wait_source(&wait_unknown_in_baseline);
+  run_until_report_at_2(a, d, [](int) { return false; });
+  EXPECT_NEAR(latest(a).speedup, 0.1 / 0.075, 1e-3);
+
+  Analyzer b{Config{}};
+  Driver db{b};
+  db.granted = 2;
+  g_wait_ns = 0;
+  g_watched = &b;
+  b.set_wait_source(&wait_unknown_in_baseline);
+  run_until_report_at_2(b, db, [&b](int) { return b.phase() != proto::Phase::baseline; }, 120);
+  g_baseline_unknown = false;
+  EXPECT_EQ(b.report_seq(), 0U);
+  EXPECT_EQ(b.no_speedup(), proto::NoSpeedup::load_differs);
+  EXPECT_EQ(b.unreported_cpus(), 2);
+  EXPECT_EQ(b.restarts(), 0U);
+}
+
 // Threads a shrinking team released spin on the CPUs left (libomp's blocktime): the runtime calls
 // quiet_after, and samples that begin before its deadline are not used. Here the spin lasts 0.5 s and
 // doubles the iteration time meanwhile (T(2) = 0.2 × (0.1 + 0.9 / 2) = 0.11 s instead of 0.055 s).
