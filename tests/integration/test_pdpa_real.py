@@ -103,16 +103,24 @@ class PdpaBoundsAndWorkConservation(RmTestCase):
         rm = self.start_rm(policy="pdpa", quantum_ms=100)
         job = self.start_job([program("amdahl-clang"), "--serial-fraction", "0.2", "--iterations", "40",
                               "--work-ms", "30"], rm, request=2, launcher=["--malleable"])
+        restarts = 0  # measurements started over (status), read while it runs
+        while job.proc.poll() is None:
+            restarts = max(restarts, (rm.job(job.pid) or {}).get("measurement_restarts") or 0)
+            time.sleep(0.1)
         self.assertEqual(job.wait(), 0, job.stderr())
         teams = [int(line.split()[3]) for line in job.lines() if line.startswith("iter ")]
         self.assertEqual(len(teams), 40, job.lines()[-3:])
         self.assertIn(1, teams, f"the baseline never ran at 1 CPU: {teams}")
-        first_baseline = teams.index(1)
-        last_baseline = max(i for i, t in enumerate(teams) if t == 1)
-        # The bound: 10 of its iterations (unmeasured_iterations); the baseline is one stretch, never resumed.
-        self.assertLessEqual(last_baseline - first_baseline + 1, 10, f"held at the baseline too long: {teams}")
-        self.assertEqual(set(teams[first_baseline:last_baseline + 1]), {1}, f"teams per iteration: {teams}")
-        self.assertEqual(set(teams[last_baseline + 1:]), {2}, f"teams per iteration: {teams}")
+        self.assertEqual(set(teams), {1, 2}, f"teams per iteration: {teams}")
+        # The bound: 10 of its iterations (unmeasured_iterations) per baseline. On a quiet machine there is one
+        # baseline; with a build running beside it the measurement may start over (the outside load changed
+        # since the baseline: docs/selfanalyzer.md, "Outside load"), and each new baseline is bounded alike.
+        stretches = [len(run) for run in "".join(map(str, teams)).split("2") if run]
+        self.assertTrue(all(n <= 10 for n in stretches), f"held at the baseline too long: {teams}")
+        # A later stretch follows a restart (status counts them; one in the job's last iterations may come
+        # after the last poll).
+        later = len(stretches) - 1 - (1 if teams[-1] == 1 else 0)
+        self.assertLessEqual(later, restarts, f"a baseline resumed without a restart: {teams}")
         allocations = {x["allocated"] for d in rm.decisions() for x in d["jobs"] if x["pid"] == job.pid}
         self.assertEqual(allocations, {2}, "alone, it holds both CPUs throughout")
 
