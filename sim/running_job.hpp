@@ -32,7 +32,7 @@ struct JobTiming {
   double report_every_s = 0;  // steady jobs re-sample an iteration this often (0: only after a change)
   // A fixed team on fewer CPUs than threads: each extra thread per CPU makes its work this much slower
   // (docs/simulator.md, "Fixed teams").
-  double oversub_cost = 0.07;
+  double oversub_cost = 0.01;
 };
 
 class RunningJob {
