@@ -63,6 +63,15 @@ int g_narrowed_impossible = 0;  // narrowed baselines in a row that ended in an 
 // phases of 0.5-3 s, natively too (libomp and libgomp alike), so a baseline and the window after it can
 // straddle a change. Two in a row are the baseline's own cost (see follow_narrowing).
 constexpr int kNarrowedImpossibleLimit = 2;
+// A narrowed baseline that ends unfinished (the loop's lock was lost, or the attempt abandoned) cost the job
+// its CPUs for at least one RM quantum each way and gave nothing: GROMACS under PDPA on 2 CPUs relocked its
+// loop every 0.1-0.3 s and so spent half its run narrowed (3.0 s against 2.2 s natively). The next request
+// waits, doubling from kNarrowBackoffMinNs to kNarrowBackoffMaxNs; a finished baseline resets it. Our choice:
+// 2 s is twenty of the RM's default quanta, so an unfinished attempt costs at most about a tenth of the time.
+constexpr std::uint64_t kNarrowBackoffMinNs = 2'000'000'000ULL;
+constexpr std::uint64_t kNarrowBackoffMaxNs = 64'000'000'000ULL;
+std::uint64_t g_narrow_backoff_ns = 0;   // the wait after the last unfinished narrowed baseline (0: none)
+std::uint64_t g_narrow_retry_at_ns = 0;  // no request before this time (0: none pending)
 
 inline std::uint64_t now_ns() noexcept {
   timespec ts;
@@ -169,13 +178,24 @@ inline void follow_narrowing(int granted) noexcept {
     // The team gives a point below the grant by itself unless its floor (a fixed team; 2 threads) reaches
     // the grant, or its regions ran different teams (a read latched at the grant, a clause).
     if (team_floor() < granted && a.baseline_mixed_samples() == 0) return;
+    // Backing off after an unfinished one: this baseline runs at the grant (no lower point; bounded).
+    if (g_narrow_retry_at_ns != 0) {
+      if (now_ns() < g_narrow_retry_at_ns) return;
+      g_narrow_retry_at_ns = 0;
+    }
     ask_narrowing(g_raw_baseline);
     g_narrow_since_ns = now_ns();
     a.hold_samples(true);  // what runs at the grant meanwhile is no baseline sample
     return;
   }
-  if (!baseline) {  // the baseline is done (or abandoned): the RM gives the CPUs back
+  if (!baseline) {  // the baseline is done (or abandoned, or its loop lost): the RM gives the CPUs back
     if (!a.samples_held()) g_narrowed_restarts = a.restarts();
+    if (a.has_baseline()) {
+      g_narrow_backoff_ns = 0;
+    } else {
+      g_narrow_backoff_ns = std::clamp(2 * g_narrow_backoff_ns, kNarrowBackoffMinNs, kNarrowBackoffMaxNs);
+      g_narrow_retry_at_ns = now_ns() + g_narrow_backoff_ns;
+    }
     ask_narrowing(0);
     a.hold_samples(false);
     return;

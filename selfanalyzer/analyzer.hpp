@@ -158,6 +158,8 @@ class Analyzer {
   bool report(Report& out) const noexcept;
 
   [[nodiscard]] Phase phase() const noexcept { return phase_; }
+  // A baseline of the current loop was completed (and not discarded since).
+  [[nodiscard]] bool has_baseline() const noexcept { return has_baseline_; }
   [[nodiscard]] int period() const noexcept { return explicit_ ? explicit_regions_ : detector_.period(); }
   [[nodiscard]] std::uint64_t regions() const noexcept { return regions_; }
   [[nodiscard]] std::uint64_t iterations() const noexcept { return iterations_; }
