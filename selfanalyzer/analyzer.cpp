@@ -121,6 +121,7 @@ void Analyzer::restart_measurement(proto::MeasureRestart why) noexcept {
   phase_ = first_phase();
   suspended_ = Phase::none;
   baseline_attempt_samples_ = -1;
+  baseline_attempt_timed_ = 0;
   baseline_abandoned_ = 0;
   baseline_retry_at_ = 0;
   clear_window();
@@ -188,13 +189,15 @@ void Analyzer::clear_window() noexcept {
   load_shift_ = 0;
 }
 
-// A baseline attempt is bounded: after baseline_max_samples samples whose regions ran different teams, the
-// structure of the program keeps it from ever giving a clean one, and it is abandoned; it is retried later
-// with backoff (Config::baseline_max_samples). Samples lost to outside load, stops or a moved CPU set do not
-// count: those pass. Called at every timed sample boundary.
+// A baseline attempt is bounded (Config::baseline_max_samples): after that many samples whose regions ran
+// different teams, the structure of the program keeps it from ever giving a clean one; after that many timed
+// samples of any kind (count_baseline_sample), a loaded machine kept it from completing. Either way it is
+// abandoned and retried later with backoff. Iterations discarded for a stop or a moved CPU set do not count.
+// Called at every timed sample boundary.
 void Analyzer::bound_baseline(bool mixed_teams) noexcept {
   if (phase_ != Phase::baseline) {
     baseline_attempt_samples_ = -1;
+    baseline_attempt_timed_ = 0;
     // Measuring without a baseline after an abandoned attempt: try again when due.
     if (phase_ == Phase::measuring && !has_baseline_ && baseline_enabled_ && baseline_retry_at_ != 0 &&
         iterations_ >= baseline_retry_at_) {
@@ -208,11 +211,26 @@ void Analyzer::bound_baseline(bool mixed_teams) noexcept {
   }
   baseline_attempt_samples_ = std::max(baseline_attempt_samples_, 0) + (mixed_teams ? 1 : 0);
   if (baseline_attempt_samples_ < cfg_.baseline_max_samples) return;
+  abandon_baseline();
+}
+
+// A timed sample of the attempt that did not complete the baseline: lost to outside load, an outlier, or the
+// first of a window that started over. The phase is bounded in time (issue 29: "measurement must never cost
+// the job"): with a build running beside it on the 2-vCPU guest, a job alone under PDPA stayed 20 and 31
+// iterations at its 1-CPU baseline while its samples were discarded one after another.
+void Analyzer::count_baseline_sample() noexcept {
+  if (phase_ != Phase::baseline) return;
+  if (++baseline_attempt_timed_ < cfg_.baseline_max_samples) return;
+  abandon_baseline();
+}
+
+void Analyzer::abandon_baseline() noexcept {
   // Abandoned: the grant again at once, and the samples at hand are not a baseline.
   ++baseline_abandoned_;
   const int doublings = std::min(baseline_abandoned_ - 1, 20);
   baseline_retry_at_ = iterations_ + (static_cast<std::uint64_t>(cfg_.baseline_backoff_iterations) << doublings);
   baseline_attempt_samples_ = -1;
+  baseline_attempt_timed_ = 0;
   phase_ = Phase::measuring;
   clear_window();
   window_team_ = 0;
@@ -240,7 +258,10 @@ void Analyzer::close_iteration(std::uint64_t t_ns, std::uint64_t wait_ns) noexce
     }
   }
   if (iter_dirty_ || iter_team_ < 1 || iter_start_ns_ < quiet_until_ns_) return;
-  if (contaminated_by_load(elapsed, wait_ns, t_ns)) return;
+  if (contaminated_by_load(elapsed, wait_ns, t_ns)) {
+    count_baseline_sample();
+    return;
+  }
   clean_iterations_ += static_cast<std::uint64_t>(iter_span_);
   clean_ns_ += t_ns - iter_start_ns_;
   if (wait_ns != kWaitUnknown && iter_wait_start_ != kWaitUnknown && wait_ns >= iter_wait_start_) {
@@ -248,6 +269,7 @@ void Analyzer::close_iteration(std::uint64_t t_ns, std::uint64_t wait_ns) noexce
   }
   clean_team_ = iter_team_;
   record_sample(iter_team_, elapsed / iter_span_, t_ns);
+  count_baseline_sample();  // nothing once the sample completed the baseline
 }
 
 void Analyzer::record_sample(int team, double seconds, std::uint64_t t_ns) noexcept {

@@ -219,6 +219,8 @@ class Analyzer {
   void record_sample(int team, double seconds, std::uint64_t t_ns) noexcept;
   void finish_baseline(int team) noexcept;
   void bound_baseline(bool mixed_teams) noexcept;
+  void count_baseline_sample() noexcept;
+  void abandon_baseline() noexcept;
   void publish(std::uint64_t t_ns) noexcept;
   void set_no_speedup(proto::NoSpeedup why, double window_s = 0, int window_cpus = 0) noexcept {
     if (why == proto::NoSpeedup::none) window_s = 0, window_cpus = 0;
@@ -300,6 +302,7 @@ class Analyzer {
   // ran different teams (-1 outside the baseline phase), attempts abandoned in a row, and the iteration when
   // the next one may begin (0: no abandoned attempt waits).
   int baseline_attempt_samples_ = -1;
+  int baseline_attempt_timed_ = 0;  // timed samples of the current attempt (count_baseline_sample)
   int baseline_abandoned_ = 0;
   std::uint64_t baseline_retry_at_ = 0;
   double unreported_s_ = 0;

@@ -19,7 +19,9 @@ struct Config {
   // always completes): an attempt in which this many samples (an iteration, or a batch of short ones:
   // min_sample_s) ran different teams in their regions is abandoned — a program whose team changes inside
   // every iteration (reads of the team size latched before some of its regions) never gives a clean one.
-  // Samples lost to outside load or stops do not count (those pass). The job then runs its whole grant again
+  // So is an attempt that took this many timed samples of any kind without completing (lost to outside
+  // load, outliers): the phase is bounded in time. Iterations discarded for stops or a moved CPU set do not
+  // count. The job then runs its whole grant again
   // and tries again after baseline_backoff_iterations iterations, doubling after every failed attempt. 10:
   // PDPA's unmeasured_iterations (the RM stops waiting for a report then anyway).
   int baseline_max_samples = 10;

@@ -193,6 +193,28 @@ TEST_F(AnalyzerOutsideLoad, UnknownWaitsFilterNothing) {
   EXPECT_EQ(latest(a).cpu_wait, -1);
 }
 
+// A baseline attempt is bounded in time too: a load that changes at every sample (wait shares cycling 0.5,
+// 0.3, 0.1, 0.7, 0.9) leaves one sample in five within max_wait_fraction of the window's level (0.5), never
+// three in a row on one side (no new level), so the third clean sample would come at the 11th. At the 10th
+// timed sample (Config::baseline_max_samples) the attempt is abandoned: the job runs its grant again.
+TEST_F(AnalyzerOutsideLoad, ABaselineThatOutsideLoadKeepsFromCompletingIsAbandoned) {
+  const double shares[] = {0.5, 0.3, 0.1, 0.7, 0.9};
+  AmdahlLoop loop{region_ids(2), 0.1, 0.5};
+  int baseline_iterations = 0;
+  for (int k = 0; k < 100 && a.baseline_abandoned() == 0; ++k) {
+    const double share = shares[k % 5];
+    const int team = a.team_for(d.granted);
+    loop.t1_s = 0.1 / (1.0 - share);
+    if (a.phase() == proto::Phase::baseline) ++baseline_iterations;
+    d.iterations(loop, 1);
+    g_wait_ns += static_cast<std::uint64_t>(share * 0.1 * (0.5 + 0.5 / team) / (1.0 - share) * team * 1e9);
+  }
+  EXPECT_EQ(a.baseline_abandoned(), 1);
+  EXPECT_EQ(a.phase(), proto::Phase::measuring);
+  EXPECT_LE(baseline_iterations, 12);  // 10 samples, plus the iteration the lock came in and its warm-up
+  EXPECT_GE(a.contaminated(), 7U);
+}
+
 // A baseline whose outside load is unknown (its team outnumbered its CPUs: a baseline by narrowing, where
 // the threads wait for each other), then windows at 2 CPUs whose level is known. A quiet window (1 %) is
 // compared with it: speedup 0.1 / 0.075. A loaded one (37.5 %) is not: that load may not have been there
