@@ -112,14 +112,16 @@ class PdpaBoundsAndWorkConservation(RmTestCase):
         self.assertEqual(len(teams), 40, job.lines()[-3:])
         self.assertIn(1, teams, f"the baseline never ran at 1 CPU: {teams}")
         self.assertEqual(set(teams), {1, 2}, f"teams per iteration: {teams}")
-        # The bound: 10 of its iterations (unmeasured_iterations) per baseline. On a quiet machine there is one
-        # baseline; with a build running beside it the measurement may start over (the outside load changed
+        # The bound: 10 timed samples (baseline_max_samples, PDPA's unmeasured_iterations), plus the iteration
+        # its loop was locked in and the warm-up after the team change, per baseline. On a quiet machine there
+        # is one baseline; with a build running beside it the measurement may start over (the outside load changed
         # since the baseline: docs/selfanalyzer.md, "Outside load"), and each new baseline is bounded alike.
         stretches = [len(run) for run in "".join(map(str, teams)).split("2") if run]
-        self.assertTrue(all(n <= 10 for n in stretches), f"held at the baseline too long: {teams}")
+        self.assertTrue(all(n <= 12 for n in stretches), f"held at the baseline too long: {teams}")
         # A later stretch follows a restart (status counts them; one in the job's last iterations may come
-        # after the last poll).
-        later = len(stretches) - 1 - (1 if teams[-1] == 1 else 0)
+        # after the last poll), or an abandoned attempt after its backoff (20 iterations at the grant).
+        gaps = [len(run) for run in "".join(map(str, teams)).strip("2").split("1") if run]
+        later = len([g for g in gaps if g < 20]) - (1 if teams[-1] == 1 else 0)
         self.assertLessEqual(later, restarts, f"a baseline resumed without a restart: {teams}")
         allocations = {x["allocated"] for d in rm.decisions() for x in d["jobs"] if x["pid"] == job.pid}
         self.assertEqual(allocations, {2}, "alone, it holds both CPUs throughout")

@@ -142,7 +142,7 @@ class AmdahlNormalisation(RmTestCase):
             return f - f_native, (f, f_native, native, report)
 
         diff, (f, f_native, native, report), tries = measure_in_bounds(attempt, -0.1, 0.1, cleanup=self.stop_started)
-        figures = f"fitted f {f:.3f}, native f {f_native:.3f} (S(2) {native}); tries {[round(t, 3) for t in tries]}"
+        figures = f"fitted f {f:.3f}, native f {f_native:.3f} (S(2) {native}); tries {[round(t, 3) if isinstance(t, float) else t for t in tries]}"
         self.assertEqual(report["team"], 1, report)
         self.assertLessEqual(abs(diff), 0.1, figures)
         # At 1 CPU the Amdahl-normalised speedup against one CPU is 1 (PDPA paper §3.1).
