@@ -48,6 +48,14 @@ double run_alone(RunningJob& job, int* reports = nullptr, double* first_report_a
   return -1;
 }
 
+// The job's latest report was measured at `cpus` with `speedup`.
+void expect_report(const RunningJob& job, int cpus, double speedup) {
+  policy::Perf p;
+  ASSERT_TRUE(job.analyzer().perf(p));
+  EXPECT_EQ(p.cpus, cpus);
+  EXPECT_NEAR(p.speedup, speedup, 1e-9);
+}
+
 }  // namespace
 
 TEST(RunningJob, BaselineAtOneCpuThenTheAllocation) {
@@ -63,10 +71,7 @@ TEST(RunningJob, BaselineAtOneCpuThenTheAllocation) {
   EXPECT_DOUBLE_EQ(first, 4.0);
   EXPECT_EQ(reports, 1);  // no noise: steady after the first report, nothing more to observe
   EXPECT_EQ(job.iterations_observed(), 7u);
-  policy::Perf p;
-  ASSERT_TRUE(job.analyzer().perf(p));
-  EXPECT_EQ(p.cpus, 4);
-  EXPECT_NEAR(p.speedup, 4.0, 1e-9);
+  expect_report(job, 4, 4.0);
 }
 
 TEST(RunningJob, ReallocationCostIsLostProgressAtEachTeamChange) {
@@ -304,10 +309,7 @@ TEST(RunningJob, FixedTeamRunsItsBaselineByNarrowingAndPaysForItsExtraThreads) {
   double first = -1;
   EXPECT_DOUBLE_EQ(run_alone(job, nullptr, &first), 13.15);
   EXPECT_DOUBLE_EQ(first, 4.9);
-  policy::Perf p;
-  ASSERT_TRUE(job.analyzer().perf(p));
-  EXPECT_EQ(p.cpus, 4);
-  EXPECT_NEAR(p.speedup, 5.2, 1e-9);
+  expect_report(job, 4, 5.2);
 }
 
 TEST(RunningJob, FixedTeamOnFewerCpusThanThreadsSharesThem) {
