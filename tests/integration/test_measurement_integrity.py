@@ -114,10 +114,14 @@ class SpeedupIsAMeasurement(RmTestCase):
 
         # Alone, its baseline runs with its 2 threads on 1 CPU (a baseline by narrowing): its first report is
         # a measurement at 2 CPUs (before: no speedup, no_lower_point; before that: efficiency 1.00).
-        first = wait_for(lambda: (lambda j: j if j and j["efficiency"] is not None else None)(rm.job(flat.pid)),
-                         timeout=20, what="the lone job's first report")
-        self.assertEqual(first["measured_cpus"], 2, first)
-        self.assertLessEqual(abs(first["efficiency"] - 0.5), 0.15, first)
+        # Under outside load it may report nothing instead (and say why): then only what it does report below
+        # is held to the truth.
+        # Until the RM gives the CPU back (its next quantum, late on a loaded machine), it may report at 1 CPU.
+        first = rm.wait_for_report_unless_loaded(flat.pid, also=lambda j: j["measured_cpus"] == 2, timeout=20,
+                                                 what="the lone job's first report at 2 CPUs")
+        if first is not None:
+            self.assertEqual(first["measured_cpus"], 2, first)
+            self.assertLessEqual(abs(first["efficiency"] - 0.5), 0.15, first)
         watch(time.monotonic() + 2)
         neighbour = self.start_job([program("amdahl-clang"), "--serial-fraction", "0", "--iterations", "150",
                                     "--work-ms", "20", "--quiet"], rm, request=2, launcher=["--malleable"])
@@ -169,8 +173,12 @@ class BaselineByNarrowing(RmTestCase):
                          what="every thread on 1 CPU while status says baseline_narrowed_to")
         print("narrowed masks:", masks)
         # Until the RM gives the CPU back (its next quantum), the job may report at 1 CPU against its baseline.
-        j = rm.wait_for_report(job.pid, also=lambda j: j["measured_cpus"] == 2, timeout=20,
-                               what="a speedup report at 2 CPUs")
+        j = rm.wait_for_report_unless_loaded(job.pid, also=lambda j: j["measured_cpus"] == 2, timeout=20,
+                                             what="a speedup report at 2 CPUs")
+        if j is None:  # withheld under outside load, which the job explained: its results must still verify
+            self.assertEqual(job.wait(), 0, job.stderr())
+            self.assertEqual(job.lines()[-1], "verified regions 40000 teams 2:40000")
+            return
         print("first report:", {k: j.get(k) for k in ("speedup", "efficiency", "measured_cpus", "team_mode", "iterations",
                                                      "baseline_s", "iteration_s", "spread")})
         self.assertEqual(j["team_mode"], "fixed: omp_set_num_threads")
@@ -204,8 +212,12 @@ class BaselineByNarrowing(RmTestCase):
         rm = self.start_rm(policy="pdpa", quantum_ms=100)
         job = self.start_job([program("team-patterns-gcc"), "--pattern", "slots", "--iterations", "10000", "--quiet"],
                              rm, request=2, env={"OMP_NUM_THREADS": "2"})
-        j = rm.wait_for_report(job.pid, also=lambda j: j["measured_cpus"] == 2, timeout=30,
-                               what="a speedup report at 2 CPUs")
+        j = rm.wait_for_report_unless_loaded(job.pid, also=lambda j: j["measured_cpus"] == 2, timeout=30,
+                                             what="a speedup report at 2 CPUs")
+        if j is None:  # withheld under outside load, which the job explained: its results must still verify
+            self.assertEqual(job.wait(), 0, job.stderr())
+            self.assertEqual(job.lines()[-1], "verified regions 10000 teams 2:10000")
+            return
         print("first report:", {k: j.get(k) for k in ("speedup", "measured_cpus", "team_mode", "period", "iterations",
                                                      "baseline_s", "iteration_s")})
         self.assertGreater(j["speedup"], 0, j)

@@ -98,25 +98,34 @@ class NpbUnderCosched(RmTestCase):
         # A set-up phase can be iterative too (CG's matrix generation repeats a few regions; a slow build is
         # still in it at the first report), so wait for the report of the outer loop, with the period docs/npb.md
         # gives for one time step; a detector that never finds it fails here.
-        j = rm.wait_for_report(job.pid, also=lambda j: j["period"] == period, timeout=120,
-                               what=f"{binary}: a speedup report of the outer loop (period {period})")
+        j = rm.wait_for_report_unless_loaded(job.pid, also=lambda j: j["period"] == period, timeout=120,
+                                             what=f"{binary}: a speedup report of the outer loop (period {period})")
+        if j is None:  # its report withheld under outside load (it said why): the period is in status anyway
+            j = rm.job(job.pid)
+        else:
+            self.assertGreater(j["speedup"], 0)
         self.assertEqual(j["period"], period, j)
-        self.assertGreater(j["speedup"], 0)
         job.kill()
         return j
 
+    @staticmethod
+    def described(j):
+        if j["speedup"] is None:
+            return f"period {j['period']}, no speedup under outside load ({j['no_speedup']})"
+        return f"period {j['period']} speedup {j['speedup']:.2f} at {j['measured_cpus']} CPUs"
+
     def test_cg_period_detected(self):
         j = self.check_period_found("npb-cg-gcc", ["W", "--iterations", "400"], 79)
-        print(f"CG: period {j['period']} speedup {j['speedup']:.2f} at {j['measured_cpus']} CPUs")
+        print("CG:", self.described(j))
 
     def test_mg_period_detected(self):
         j = self.check_period_found("npb-mg-clang", ["S", "--iterations", "3000"], 36)
-        print(f"MG: period {j['period']} speedup {j['speedup']:.2f} at {j['measured_cpus']} CPUs")
+        print("MG:", self.described(j))
 
     def test_bt_period_detected(self):
         # Six regions per time step: right-hand side (2), x, y and z solves, update.
         j = self.check_period_found("npb-bt-clang", ["S", "--iterations", "20000"], 6)
-        print(f"BT: period {j['period']} speedup {j['speedup']:.2f} at {j['measured_cpus']} CPUs")
+        print("BT:", self.described(j))
 
 
 if __name__ == "__main__":

@@ -20,8 +20,11 @@ class Pdpa(RmTestCase):
         self.assertFalse(rm.status()["may_start"], "no free CPU yet: may-start must say no")
         # Measured below target_eff: DEC. Nobody else could use the CPU a step down frees (nothing queued, no
         # other job), so the job keeps it as a loan, which counts as free for admission.
-        j = wait_for(lambda: (lambda x: x if x.get("policy_state") == "DEC" else None)(rm.job(job.pid) or {}),
-                     timeout=60, interval=0.1, what="PDPA to judge it DEC")
+        # Under outside load the job may withhold its report and say why: then there is nothing to judge.
+        j = rm.wait_for_report_unless_loaded(job.pid, also=lambda x: x["policy_state"] == "DEC",
+                                             what="PDPA to judge it DEC")
+        if j is None:
+            return
         self.assertLess(j["efficiency"], 0.7)
         wait_for(lambda: rm.status()["may_start"], timeout=10, what="may-start yes")
         r = rm.ctl("may-start", check=False)
@@ -42,8 +45,14 @@ class Pdpa(RmTestCase):
             rm = self.start_rm(policy="pdpa")
             job = self.start_job([program("amdahl-clang"), "--serial-fraction", "0"] + WORK, rm, request=2,
                              launcher=MALLEABLE)
-            seen = [rm.wait_for_report(job.pid, also=lambda j: j["policy_state"] in ("INC", "STABLE", "DEC"),
-                                       what="a PDPA judgement")]
+            judged = rm.wait_for_report_unless_loaded(
+                job.pid, also=lambda j: j["policy_state"] in ("INC", "STABLE", "DEC"), what="a PDPA judgement")
+            if judged is None:  # withheld under outside load (said why): unjudged, it keeps its CPUs
+                allocated = rm.job(job.pid)["allocated"]
+                job.kill()
+                rm.stop()
+                return allocated, ["no judgement under outside load"]
+            seen = [judged]
             for _ in range(3):  # still 2 after a few more reports
                 n = seen[-1]["reports"]
                 wait_for(lambda: rm.job(job.pid)["reports"] > n, timeout=30, what="another report")
@@ -66,8 +75,10 @@ class WhyListsStateChanges(RmTestCase):
         # (UNMEASURED is no judgement: a report that comes more than 10 iterations after the period was found,
         # on a loaded machine, still gets one.)
         judged = ("STABLE", "INC", "DEC")
-        j = wait_for(lambda: (lambda j: j if j and j["policy_state"] in judged else None)(rm.job(job.pid)),
-                     timeout=60, what="a PDPA judgement")
+        j = rm.wait_for_report_unless_loaded(job.pid, also=lambda j: j["policy_state"] in judged,
+                                             what="a PDPA judgement")
+        if j is None:  # withheld under outside load (said why): no judgement to find in why
+            return
         reasons = [d["reason"] for d in rm.request({"cmd": "why", "job": j["id"]})["decisions"]]
         self.assertTrue(any(r.startswith(("STABLE", "INC", "DEC")) for r in reasons), reasons)
 
@@ -94,8 +105,9 @@ class Equipartition(RmTestCase):
         self.assertIsNone(rm.job(job.pid)["speedup"])  # one allocation, no baseline: nothing to compare
         rm.ctl("policy", "pdpa")
         # Measured against a new baseline and judged: DEC (alone, it keeps its CPUs as a loan).
-        wait_for(lambda: rm.job(job.pid)["policy_state"] == "DEC", timeout=60, interval=0.1,
-                 what="PDPA to measure the job and judge it DEC")
+        # (Under outside load it may withhold its report instead, and say why.)
+        rm.wait_for_report_unless_loaded(job.pid, also=lambda j: j["policy_state"] == "DEC",
+                                         what="PDPA to measure the job and judge it DEC")
 
 
 class RuntimeSwitch(RmTestCase):
