@@ -1,10 +1,10 @@
 /* bbma: the Bus-Bandwidth-Monopolising Application of Antonopoulos et al. (§3): a two-dimensional array whose
  * rows are one cache line each, written column by column — the first element of every line, then the
  * second, ... Stored row-wise (C), so every write touches another line; the array is 4 times the last-level
- * cache (the paper: twice its L2, which was its last level), so each line has been evicted by the time its
- * next element is written. Every write therefore costs a line from memory and a dirty line written back:
- * 2 × 64 bytes, reported with cosched_report_bytes. One iteration is one column over all lines; OpenMP
- * threads split the lines. Work (cosched_report_work): one unit per write. */
+ * cache, within 64 MiB to 1 GiB (the paper: twice its L2, which was its last level), so each line has been
+ * evicted by the time its next element is written. Every write therefore costs a line from memory and a
+ * dirty line written back: 2 × 64 bytes, reported with cosched_report_bytes. One iteration is one column
+ * over all lines; OpenMP threads split the lines. Work (cosched_report_work): one unit per write. */
 #include "microbench.h"
 
 struct bbma {
@@ -33,13 +33,12 @@ static double column(long it, void* ctx) {
 int main(int argc, char** argv) {
   struct mb_options o;
   int rc = mb_parse(argc, argv, &o, "bbma", "column-wise writes, one new line from memory per write",
-                    "array size (default 4 x the last-level cache, at least 64 MiB)");
+                    "array size (default 4 x the last-level cache, at least 64 MiB, at most 1 GiB)");
   if (rc != 0) return rc;
   struct bbma b;
   b.line = (double)mb_line();
   b.per_line = (long)(b.line / sizeof(double));
-  double size = o.size_bytes > 0 ? o.size_bytes : 4.0 * (double)mb_llc();
-  if (o.size_bytes <= 0 && size < 64.0 * 1048576) size = 64.0 * 1048576;
+  double size = o.size_bytes > 0 ? o.size_bytes : mb_memory_array_bytes();
   b.lines = (long)(size / b.line);
   if (b.lines < 1) b.lines = 1;
   b.a = mb_alloc((size_t)b.lines * (size_t)b.line);

@@ -88,6 +88,18 @@ static inline long mb_llc(void) {
   return v > 0 ? v : mb_sysconf(_SC_LEVEL3_CACHE_SIZE, mb_l2());
 }
 
+/* The default size of an array that must live in memory, not in the cache: 4 times the last-level cache, at
+ * least 64 MiB, and at most 1 GiB (our choice: a 2-vCPU firecracker guest without sysfs cache entries reports
+ * a 508 MiB L3 through sysconf, and 4 times that made every start of bbma allocate and touch 2 GiB, 3.4 s,
+ * which cosched-rm --calibrate pays at each of its runs; 1 GiB still exceeds that L3 twice). */
+static inline double mb_memory_array_bytes(void) {
+  const double mib = 1048576.0;
+  double size = 4.0 * (double)mb_llc();
+  if (size < 64 * mib) size = 64 * mib;
+  if (size > 1024 * mib) size = 1024 * mib;
+  return size;
+}
+
 struct mb_options {
   double size_bytes;  /* 0: the program's default */
   double seconds;     /* run this long (default 10) unless iterations > 0 */

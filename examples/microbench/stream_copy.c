@@ -1,8 +1,8 @@
 /* stream-copy: a STREAM-like copy (McCalpin), a[i] = b[i] over two arrays each 4 times the last-level cache
- * (at least 64 MiB), split over the OpenMP threads: what the memory sustains. STREAM counts 16 bytes per
- * element (read b, write a); the memory also reads each line of a before it is written (write-allocate),
- * so this program reports 24 bytes per element, the traffic the memory really carries, and prints both.
- * One iteration is one copy. Work (cosched_report_work): one unit per element copied. */
+ * (at least 64 MiB, at most 1 GiB), split over the OpenMP threads: what the memory sustains. STREAM counts
+ * 16 bytes per element (read b, write a); the memory also reads each line of a before it is written
+ * (write-allocate), so this program reports 24 bytes per element, the traffic the memory really carries,
+ * and prints both. One iteration is one copy. Work (cosched_report_work): one unit per element copied. */
 #include "microbench.h"
 
 struct copy {
@@ -28,11 +28,10 @@ static double copy_once(long it, void* ctx) {
 int main(int argc, char** argv) {
   struct mb_options o;
   int rc = mb_parse(argc, argv, &o, "stream-copy", "a[i] = b[i], the bandwidth the memory sustains",
-                    "size of each array (default 4 x the last-level cache, at least 64 MiB)");
+                    "size of each array (default 4 x the last-level cache, at least 64 MiB, at most 1 GiB)");
   if (rc != 0) return rc;
   struct copy c;
-  double size = o.size_bytes > 0 ? o.size_bytes : 4.0 * (double)mb_llc();
-  if (o.size_bytes <= 0 && size < 64.0 * 1048576) size = 64.0 * 1048576;
+  double size = o.size_bytes > 0 ? o.size_bytes : mb_memory_array_bytes();
   c.n = (long)(size / sizeof(double));
   c.a = mb_alloc((size_t)c.n * sizeof(double));
   c.b = mb_alloc((size_t)c.n * sizeof(double));
