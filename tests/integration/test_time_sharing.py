@@ -9,6 +9,7 @@
 - Iterations spanning a stop are not measured: the SelfAnalyzer's iteration time under gang stays close to
   the iteration time of the same program run alone at the same team size, measured side by side.
 """
+import errno
 import os
 import signal
 import statistics
@@ -68,6 +69,10 @@ def v1_freezer_state(pid):
                         return s.read().strip()
     except FileNotFoundError:
         return None
+    except OSError as e:  # ENODEV: the cgroup was removed between the open and the read (the guard's clean-up)
+        if e.errno == errno.ENODEV:
+            return None
+        raise
     return None
 
 
@@ -79,8 +84,12 @@ def held_by_kernel(pid, backend):
         try:
             with open(os.path.join(d, "cgroup.events")) as f:
                 return "frozen 1" in f.read()
-        except (FileNotFoundError, TypeError):
+        except TypeError:  # no unified cgroup
             return False
+        except OSError as e:  # gone, or removed between the open and the read (ENODEV)
+            if e.errno in (errno.ENOENT, errno.ENODEV):
+                return False
+            raise
     if backend == "cgroup-v1":
         return v1_freezer_state(pid) == "FROZEN"
     states = thread_states(pid)
