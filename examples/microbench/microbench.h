@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -161,12 +162,19 @@ static inline int mb_parse(int argc, char** argv, struct mb_options* o, const ch
   return 0;
 }
 
+/* Arrays on 2 MiB boundaries, asking for transparent huge pages where the kernel gives them only on request
+ * (enabled=madvise, Debian's default): touching a 1 GiB array page by page took 2.8 s of a 3-s bbma run on
+ * a firecracker guest, and cosched-rm --calibrate starts nine such runs. Where THP is off this is a no-op. */
 static inline void* mb_alloc(size_t bytes) {
+  const size_t huge = (size_t)2 << 20;
   void* p = NULL;
-  if (posix_memalign(&p, 4096, bytes) != 0) {
+  if (posix_memalign(&p, bytes >= huge ? huge : 4096, bytes) != 0) {
     fprintf(stderr, "cannot allocate %zu bytes\n", bytes);
     exit(1);
   }
+#ifdef MADV_HUGEPAGE
+  if (bytes >= huge) (void)madvise(p, bytes - bytes % huge, MADV_HUGEPAGE);
+#endif
   return p;
 }
 
