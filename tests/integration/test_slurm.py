@@ -339,7 +339,8 @@ class NodeGate(SlurmTestCase):
         self.use_rm(rm)
         jobs = [self.submit(n, self.probe(iterations=60, work_ms=100), "--cosched=malleable", "-c2")[0]
                 for n in ("a", "b")]
-        wait_for(lambda: set(self.slurm_jobs(rm)) == set(jobs), timeout=60, what="both jobs registered")
+        # Slurm's own start of two jobs took over 60 s with a build running beside the suite.
+        wait_for(lambda: set(self.slurm_jobs(rm)) == set(jobs), timeout=120, what="both jobs registered")
         status = wait_for(lambda: (lambda js: js if all(j["allocated"] == 1 for j in js.values()) else None)(
             self.slurm_jobs(rm)), timeout=20, what="both jobs confined to one CPU")
         wait_for(lambda: "DRAIN" in self.cluster.node()["State"], timeout=10, what="the node drained")
