@@ -292,10 +292,11 @@ class ResourceManager:
         (docs/selfanalyzer.md, "Outside load"). So this returns None, without a report, once OutsideLoad has
         measured more than OUTSIDE_LOAD_SHARE of the CPUs used by others for LOADED_PATIENCE_S (or `timeout`,
         if shorter) and the job's status says why it has none (`no_speedup`, discarded samples or a
-        restart). A timeout on quiet CPUs, or one the job leaves unexplained, fails the test."""
+        restart). A timeout on quiet CPUs, or one the job leaves unexplained, fails the test. `last_seen`
+        keeps the job's latest status the wait read (the job may end right after)."""
         meter = OutsideLoad(self.cpu_set, [self.proc.pid, pid])
         start = time.monotonic()
-        last = {}
+        last = self.last_seen = {}
 
         def withheld():
             why = {k: last.get(k) for k in ("no_speedup", "contaminated_samples", "measurement_restarts",
