@@ -157,6 +157,18 @@ class BaselineByNarrowing(RmTestCase):
     says baseline_narrowed_to, then both CPUs again; it reports the speedup of its CPUs; every region had the 2
     threads it asked for, and its results verify."""
 
+    @staticmethod
+    def report_at_two_cpus(rm, job, timeout):
+        """The job's first report at 2 CPUs, or None when outside load withheld it and the job said why
+        (harness). Until the RM gives the CPU back (its next quantum), it may report at 1 CPU first."""
+        return rm.wait_for_report_unless_loaded(job.pid, also=lambda j: j["measured_cpus"] == 2, timeout=timeout,
+                                                what="a speedup report at 2 CPUs")
+
+    def assert_verified(self, job, iterations):
+        """Every one of the job's regions had its 2 threads, and its results verify, reported or not."""
+        self.assertEqual(job.wait(), 0, job.stderr())
+        self.assertEqual(job.lines()[-1], f"verified regions {iterations} teams 2:{iterations}")
+
     def test_fixed_team_measures_the_speedup_of_its_cpus(self):
         rm = self.start_rm(policy="pdpa", quantum_ms=100)
         job = self.start_job([program("team-patterns-gcc"), "--pattern", "setnum", "--threads", "2",
@@ -172,12 +184,9 @@ class BaselineByNarrowing(RmTestCase):
         masks = wait_for(narrowed_in_proc, timeout=20, interval=0.02,
                          what="every thread on 1 CPU while status says baseline_narrowed_to")
         print("narrowed masks:", masks)
-        # Until the RM gives the CPU back (its next quantum), the job may report at 1 CPU against its baseline.
-        j = rm.wait_for_report_unless_loaded(job.pid, also=lambda j: j["measured_cpus"] == 2, timeout=20,
-                                             what="a speedup report at 2 CPUs")
-        if j is None:  # withheld under outside load, which the job explained: its results must still verify
-            self.assertEqual(job.wait(), 0, job.stderr())
-            self.assertEqual(job.lines()[-1], "verified regions 40000 teams 2:40000")
+        j = self.report_at_two_cpus(rm, job, timeout=20)
+        if j is None:
+            self.assert_verified(job, 40000)
             return
         print("first report:", {k: j.get(k) for k in ("speedup", "efficiency", "measured_cpus", "team_mode", "iterations",
                                                      "baseline_s", "iteration_s", "spread")})
@@ -199,8 +208,7 @@ class BaselineByNarrowing(RmTestCase):
         why = rm.ctl("why", str(j["id"])).stdout
         self.assertIn("baseline by narrowing: 1 of its 2 CPU(s)", why)
         self.assertIn("baseline by narrowing done", why)
-        self.assertEqual(job.wait(), 0, job.stderr())
-        self.assertEqual(job.lines()[-1], "verified regions 40000 teams 2:40000")
+        self.assert_verified(job, 40000)
 
 
     def test_latched_reads_measure_the_speedup_of_their_cpus(self):
@@ -212,19 +220,16 @@ class BaselineByNarrowing(RmTestCase):
         rm = self.start_rm(policy="pdpa", quantum_ms=100)
         job = self.start_job([program("team-patterns-gcc"), "--pattern", "slots", "--iterations", "10000", "--quiet"],
                              rm, request=2, env={"OMP_NUM_THREADS": "2"})
-        j = rm.wait_for_report_unless_loaded(job.pid, also=lambda j: j["measured_cpus"] == 2, timeout=30,
-                                             what="a speedup report at 2 CPUs")
-        if j is None:  # withheld under outside load, which the job explained: its results must still verify
-            self.assertEqual(job.wait(), 0, job.stderr())
-            self.assertEqual(job.lines()[-1], "verified regions 10000 teams 2:10000")
+        j = self.report_at_two_cpus(rm, job, timeout=30)
+        if j is None:
+            self.assert_verified(job, 10000)
             return
         print("first report:", {k: j.get(k) for k in ("speedup", "measured_cpus", "team_mode", "period", "iterations",
                                                      "baseline_s", "iteration_s")})
         self.assertGreater(j["speedup"], 0, j)
         self.assertLessEqual(j["speedup"], 3.0, j)
         self.assertIn("baseline by narrowing: 1 of its 2 CPU(s)", rm.ctl("why", str(j["id"])).stdout)
-        self.assertEqual(job.wait(), 0, job.stderr())
-        self.assertEqual(job.lines()[-1], "verified regions 10000 teams 2:10000")
+        self.assert_verified(job, 10000)
 
 
 _ids = {}

@@ -48,7 +48,7 @@ class Pdpa(RmTestCase):
             judged = rm.wait_for_report_unless_loaded(
                 job.pid, also=lambda j: j["policy_state"] in ("INC", "STABLE", "DEC"), what="a PDPA judgement")
             if judged is None:  # withheld under outside load (said why): unjudged, it keeps its CPUs
-                allocated = rm.job(job.pid)["allocated"]
+                allocated = rm.last_seen["allocated"]
                 job.kill()
                 rm.stop()
                 return allocated, ["no judgement under outside load"]

@@ -28,7 +28,7 @@ def measured(rm, pid, reports=5):
         return len(seen) >= reports
 
     if rm.wait_for_report_unless_loaded(pid, also=enough, what=f"{reports} speedup reports") is None:
-        return None, rm.job(pid)
+        return None, rm.last_seen
     last = seen[max(seen)]
     return statistics.median(j["speedup"] for j in seen.values()), last
 

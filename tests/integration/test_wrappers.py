@@ -63,7 +63,7 @@ class RegionIdentity(RmTestCase):
         # per iteration would look like one region and the SelfAnalyzer would report period 1, not 3.
         rm = self.start_rm("--baseline", "always")
         job = self.start_job([program("amdahl-gcc"), "--regions", "3"] + BUSY, rm, request=2, launcher=["--malleable"])
-        j = rm.wait_for_report_unless_loaded(job.pid) or rm.job(job.pid)  # the period shows either way
+        j = rm.wait_for_report_unless_loaded(job.pid) or rm.last_seen  # the period shows either way
         self.assertEqual(j["period"], 3, j)
 
 
