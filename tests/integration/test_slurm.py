@@ -111,6 +111,12 @@ class SlurmTestCase(RmTestCase):
         """{slurm job id: status entry} of the jobs the RM manages."""
         return {j["slurm_job_id"]: j for j in rm.status()["jobs"] if j["slurm_job_id"] is not None}
 
+    def rendezvous(self, mine, other, timeout_s=120):
+        """Shell that marks this job started and waits (at most timeout_s) until the other one has started."""
+        ready = lambda name: os.path.join(self.out, f"{name}.started")
+        return (f"touch {ready(mine)}; i=0; while [ ! -e {ready(other)} ] && [ $i -lt {timeout_s * 10} ]; do "
+                f"sleep 0.1; i=$((i + 1)); done; ")
+
     def probe(self, iterations=30, work_ms=100):
         return f"{program('cpu_probe-clang')} --iterations {iterations} --work-ms {work_ms}"
 
@@ -135,8 +141,12 @@ class CoschedJobs(SlurmTestCase):
         rm = self.start_rm(policy="equip")
         self.use_rm(rm)
         show_env = "env | grep -E '^(" + "|".join(LAUNCH_VARS + ("COSCHED_JOB", "COSCHED_RANK")) + ")='; "
-        a, a_out, _ = self.submit("a", show_env + self.probe(), "--cosched=malleable", "-c2")
-        b, b_out, _ = self.submit("b", self.probe(), "--cosched=malleable", "-c2")
+        # The probes start together: Slurm may start b many seconds after a on a loaded machine, and a alone
+        # would meanwhile run through most of its 30 iterations (a loaded repeat failed so: fewer than three
+        # were left for the wait below).
+        a, a_out, _ = self.submit("a", show_env + self.rendezvous("a", "b") + self.probe(), "--cosched=malleable",
+                                  "-c2")
+        b, b_out, _ = self.submit("b", self.rendezvous("b", "a") + self.probe(), "--cosched=malleable", "-c2")
         # Both run on the node at once (OverSubscribe=FORCE), both registered, keyed by their Slurm job ids,
         # asking for the 2 CPUs Slurm allocated, each given one CPU of its own.
         wait_for(lambda: set(self.slurm_jobs(rm)) == {a, b}, timeout=60, what="both Slurm jobs in status")
