@@ -108,30 +108,61 @@ Status Daemon::open_socket() {
   }
   listen_fd_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   if (listen_fd_ < 0) return make_error(Errc::io_error, std::string("socket: ") + std::strerror(errno));
+  // Bound under a staging name and linked into place once it listens: a client that finds the path is
+  // answered. Bound at the path itself, a connect() between bind and listen was refused (ECONNREFUSED),
+  // and a job that started then ran natively; a loaded test machine hit that window.
+  std::string staging = path + ".starting." + std::to_string(::getpid());
+  if (staging.size() >= sizeof addr.sun_path) staging = path;  // no room for the suffix: bind in place
   addr.sun_family = AF_UNIX;
-  std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
+  std::memcpy(addr.sun_path, staging.c_str(), staging.size() + 1);
   // Created with no permissions for others from the first instant, then opened up to exactly what is asked.
   mode_t old = ::umask(0177);
   int rc = ::bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
   ::umask(old);
   if (rc != 0) return make_error(Errc::io_error, "cannot bind " + path + ": " + std::strerror(errno));
-  socket_created_ = true;
+  if (staging == path) socket_created_ = true;
+  auto fail = [&](Status st) {
+    if (staging != path) ::unlink(staging.c_str());
+    return st;
+  };
   if (!cfg_.socket_group.empty()) {
     group* g = ::getgrnam(cfg_.socket_group.c_str());
-    if (g == nullptr) return make_error(Errc::not_found, "unknown group '" + cfg_.socket_group + "' for --socket-group");
-    if (::chown(path.c_str(), static_cast<uid_t>(-1), g->gr_gid) != 0 || ::chmod(path.c_str(), 0660) != 0) {
-      return make_error(Errc::io_error, "cannot give group " + cfg_.socket_group + " access to " + path);
+    if (g == nullptr) {
+      return fail(make_error(Errc::not_found, "unknown group '" + cfg_.socket_group + "' for --socket-group"));
+    }
+    if (::chown(staging.c_str(), static_cast<uid_t>(-1), g->gr_gid) != 0 || ::chmod(staging.c_str(), 0660) != 0) {
+      return fail(make_error(Errc::io_error, "cannot give group " + cfg_.socket_group + " access to " + path));
     }
   } else {
-    ::chmod(path.c_str(), cfg_.all_users ? 0666 : 0600);
+    ::chmod(staging.c_str(), cfg_.all_users ? 0666 : 0600);
   }
   if (!cfg_.admin_group.empty() && ::getgrnam(cfg_.admin_group.c_str()) == nullptr) {
-    return make_error(Errc::not_found, "unknown group '" + cfg_.admin_group + "' for --admin-group");
+    return fail(make_error(Errc::not_found, "unknown group '" + cfg_.admin_group + "' for --admin-group"));
   }
   spare_fd_ = ::open("/dev/null", O_RDONLY | O_CLOEXEC);  // see shed_connections()
   // Hundreds of jobs may start at once: a short backlog made their connect() fail with EAGAIN. The kernel
   // caps this at net.core.somaxconn; clients also retry with backoff (wire::connect_unix).
-  if (::listen(listen_fd_, 4096) != 0) return make_error(Errc::io_error, std::string("listen: ") + std::strerror(errno));
+  if (::listen(listen_fd_, 4096) != 0) {
+    return fail(make_error(Errc::io_error, std::string("listen: ") + std::strerror(errno)));
+  }
+  if (staging != path) {
+    // link(), not rename(): an RM that started at the same moment on the same path keeps its socket, and
+    // this one stops as bind() made it stop before.
+    int linked = ::link(staging.c_str(), path.c_str());
+    int link_errno = errno;
+    if (linked != 0 && link_errno != EEXIST) {  // a file system without hard links
+      linked = ::rename(staging.c_str(), path.c_str());
+      link_errno = errno;
+    }
+    ::unlink(staging.c_str());
+    if (linked != 0 && link_errno == EEXIST) {
+      return make_error(Errc::invalid_argument, "another cosched-rm is already serving " + path);
+    }
+    if (linked != 0) {
+      return make_error(Errc::io_error, "cannot bind " + path + ": " + std::strerror(link_errno));
+    }
+    socket_created_ = true;
+  }
   watch(listen_fd_, EPOLLIN);
   return {};
 }

@@ -1,11 +1,18 @@
 #!/usr/bin/python3
 """The first end-to-end malleable path: cosched-rm (Equipartition) + two unmodified OpenMP programs, one
 built with clang (libomp) and one with gcc (libgomp, moved onto libomp by cosched-run), on CPUs 0-1."""
+import json
 import os
+import shutil
 import signal
+import socket
+import subprocess
+import tempfile
+import time
 import unittest
 
-from harness import (RmTestCase, cpus_allowed, cpuset_cgroup, cpuset_cgroup_dir, process_state, program, wait_for)
+from harness import (MSG_CTL_REPLY, MSG_CTL_REQUEST, RM, RmTestCase, cpus_allowed, cpuset_cgroup, cpuset_cgroup_dir,
+                     frame, process_state, program, read_frame, wait_for)
 
 LONG = ["--iterations", "100000", "--work-ms", "20"]  # runs until the test ends it
 
@@ -134,6 +141,38 @@ class Security(RmTestCase):
     def test_socket_is_owner_only(self):
         rm = self.start_rm()
         self.assertEqual(os.stat(rm.socket).st_mode & 0o777, 0o600)
+
+
+class SocketAppearsReady(unittest.TestCase):
+    def test_a_client_that_finds_the_socket_is_answered(self):
+        # The RM's socket is bound under another name and linked into place once it listens. Bound at its
+        # path, a connect() between bind and listen was refused: a loaded run of the suite hit that window
+        # (a status request right after start), and a job that starts then runs natively. --admin-group
+        # makes the window wider (a group lookup between the two). Ten starts, each watched by a busy loop
+        # that connects the moment the path exists.
+        for attempt in range(10):
+            d = tempfile.mkdtemp(prefix="cosched-it-socket-")
+            path = os.path.join(d, "rm.sock")
+            proc = subprocess.Popen([RM, "--foreground", "--socket", path, "--cpus", "0", "--enforce", "none",
+                                     "--admin-group", "root", "--log", os.path.join(d, "decisions.jsonl")],
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                    env=dict(os.environ, COSCHED_LOCK_DIR=os.path.join(d, "locks")))
+            try:
+                deadline = time.monotonic() + 10
+                while not os.path.exists(path):
+                    self.assertIsNone(proc.poll(), "cosched-rm exited at start")
+                    self.assertLess(time.monotonic(), deadline, "no socket after 10 s")
+                with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+                    s.settimeout(20)
+                    s.connect(path)  # ConnectionRefusedError here is the failure this test is for
+                    s.sendall(frame(MSG_CTL_REQUEST, json.dumps({"cmd": "status"}).encode()))
+                    self.assertEqual(read_frame(s)[0], MSG_CTL_REPLY, f"start {attempt + 1}")
+                self.assertEqual(sorted(n for n in os.listdir(d) if n.startswith("rm.sock")), ["rm.sock"],
+                                 "a staging name was left behind")
+            finally:
+                proc.terminate()
+                proc.wait(timeout=20)
+                shutil.rmtree(d, ignore_errors=True)
 
 
 if __name__ == "__main__":
