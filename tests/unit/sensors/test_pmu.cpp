@@ -113,14 +113,16 @@ SpinReading spin_reading(Backend& b) {
 double spin_rate(Backend& b) { return spin_reading(b).rate; }
 
 // A task-clock backend counted every thread of the child: its count lies between the child's CPU time inside
-// and around its reads (0.1 ms and 1 % of slack for the two clocks' rounding).
+// and around its reads, with 0.1 ms and 5 % of slack. The count is a rate times the interval's length, and on
+// a loaded machine the reads land later than the interval's clock: beside a build, 137.6 ms were counted for
+// 139.7 ms run between the reads (1.5 % under). Of the two threads, one left out would cost about half.
 void expect_counts_every_thread(Backend& b) {
   const SpinReading r = spin_reading(b);
   ASSERT_GE(r.rate, 0) << "no reading";
   EXPECT_GT(r.counted, 0);
-  EXPECT_GE(r.counted, r.inner_ns * 0.99 - 1e5) << "counted " << r.counted << " ns, the child ran " << r.inner_ns
+  EXPECT_GE(r.counted, r.inner_ns * 0.95 - 1e5) << "counted " << r.counted << " ns, the child ran " << r.inner_ns
                                                  << " ns between the reads";
-  EXPECT_LE(r.counted, r.outer_ns * 1.01 + 1e5) << "counted " << r.counted << " ns, the child ran " << r.outer_ns
+  EXPECT_LE(r.counted, r.outer_ns * 1.05 + 1e5) << "counted " << r.counted << " ns, the child ran " << r.outer_ns
                                                  << " ns around the reads";
 }
 
