@@ -81,6 +81,10 @@ void Replay::run() {
     dispatcher_.advance(now());
     if (setup_.rm != nullptr && now() >= next_status_) sample_rm_status();
     if (setup_.rm != nullptr && !rm_lost_ && dispatcher_.wants_rm_answer(now())) ask_may_start();
+    // A job that exited after the reap above was already gone for the RM that answered: reaped now, its end
+    // drops the answer (the next pass asks again), so it never runs beside the successor that answer admitted.
+    // Without this, ml.csv counted 3 running jobs on 2 CPUs for a moment (a clean-clone CI run).
+    reap_ended();
     if (!rm_lost_) start_admitted();
     ml_.observe(now(), dispatcher_.running(), dispatcher_.queued());
     if (setup_.progress != nullptr) {
