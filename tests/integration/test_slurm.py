@@ -315,9 +315,9 @@ class NodeGate(SlurmTestCase):
         # PDPA's level here: two jobs (min_ml=2 admits the second at once, max_ml=2 holds the third back).
         rm = self.start_rm("--slurm-node", NODE, "--param", "min_ml=2", "--param", "max_ml=2", policy="pdpa")
         self.use_rm(rm)
-        # About 18 s at one CPU each: a and b must still run while c is checked in the queue (at 100 iterations
-        # a could end within the 3 s below on a quiet host, and the RM then rightly admitted c).
-        cmd = f"{program('amdahl-clang')} --serial-fraction 0.2 --iterations 300 --work-ms 60"
+        # a and b run until the test cancels them (1000 iterations: about 60 s at one CPU each, however slowly
+        # Slurm starts them); waiting for them to end on their own cost the suite about 15 s.
+        cmd = f"{program('amdahl-clang')} --serial-fraction 0.2 --iterations 1000 --work-ms 60"
         a, _, _ = self.submit("a", cmd, "--cosched=malleable", "-c2")
         wait_for(lambda: a in self.slurm_jobs(rm), timeout=60, what="job a registered")
         self.assertNotIn("DRAIN", self.cluster.node()["State"])
@@ -326,20 +326,25 @@ class NodeGate(SlurmTestCase):
         wait_for(lambda: "DRAIN" in self.cluster.node()["State"], timeout=10, what="the node drained")
         self.assertTrue(self.cluster.node()["Reason"].startswith(REASON), self.cluster.node())
         self.assertTrue(rm.status()["slurm"]["drained"])
-        # c is only checked to wait and then start: 40 iterations (about 2.4 s) instead of a's and b's 300.
+        # c is only checked to wait and then start: 40 iterations (about 2.4 s).
         short = f"{program('amdahl-clang')} --serial-fraction 0.2 --iterations 40 --work-ms 60"
         c, _, _ = self.submit("c", short, "--cosched=malleable", "-c2")
         time.sleep(3)  # several scheduling cycles of slurmctld
         self.assertEqual(self.cluster.state(c), "PENDING")
         reason = self.cluster.pending_reason(c)
         self.assertTrue("ReqNodeNotAvail" in reason or "DRAINED" in reason, reason)
-        # When a job leaves, the RM admits one: the node is resumed, Slurm starts c, c registers.
+        self.assertEqual(self.cluster.state(a), "RUNNING")
+        # When a job leaves (a, cancelled), the RM admits one: the node is resumed, Slurm starts c, c registers.
+        self.cluster.run(["scancel", str(a)])
         self.cluster.wait_state(c, ("RUNNING", "COMPLETED"), timeout=120)
-        first_end = min(self.cluster.job(a).get("EndTime"), self.cluster.job(b).get("EndTime"))
-        self.assertNotEqual(first_end, "Unknown")
-        self.assertGreaterEqual(self.cluster.job(c)["StartTime"], first_end)
-        for job in (a, b, c):
-            self.cluster.wait_state(job, ("COMPLETED",), timeout=120)
+        a_end = self.cluster.job(a).get("EndTime")
+        self.assertNotEqual(a_end, "Unknown")
+        self.assertGreaterEqual(self.cluster.job(c)["StartTime"], a_end)
+        self.cluster.wait_state(c, ("COMPLETED",), timeout=120)
+        self.assertEqual(self.cluster.state(b), "RUNNING", "b went on beside c")
+        self.cluster.run(["scancel", str(b)])
+        for job in (a, b):
+            self.cluster.wait_state(job, ("CANCELLED",), timeout=60)
         wait_for(lambda: "DRAIN" not in self.cluster.node()["State"], timeout=10, what="the node resumed")
         rm.stop()
         self.assertNotIn("DRAIN", self.cluster.node()["State"])
