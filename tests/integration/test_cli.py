@@ -83,7 +83,7 @@ class EveryTool(unittest.TestCase):
             self.assertIn(fmt, r.stdout)
 
     def test_scripts_print_their_own_help(self):
-        for script in ("scripts/test", "scripts/demo"):
+        for script in ("scripts/test", "scripts/demo", "scripts/loaded-suite"):
             with self.subTest(script=script):
                 r = run(["bash", os.path.join(ROOT, script), "--help"])
                 self.assertEqual(r.returncode, 0, r.stderr)
