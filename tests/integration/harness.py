@@ -33,6 +33,18 @@ def program(name):
     return path
 
 
+def json_lines_written(path):
+    """The JSON lines a running process has finished writing to path ([] before it exists). A line without its
+    newline is still being written (a writer's line may take more than one write(), and a read may land between
+    them: a loaded run of the suite read half a line of cosched-cluster's trace); the next read gets it whole."""
+    try:
+        with open(path) as f:
+            text = f.read()
+    except FileNotFoundError:
+        return []
+    return [json.loads(line) for line in text.split("\n")[:-1] if line.strip()]
+
+
 def wait_for(predicate, timeout=10.0, interval=0.02, what="condition"):
     """Polls `predicate` until it returns a truthy value; fails the test with `what` on timeout."""
     deadline = time.monotonic() + timeout
@@ -328,10 +340,7 @@ class ResourceManager:
         return None if found == "withheld" else found
 
     def decisions(self):
-        if not os.path.exists(self.log):
-            return []
-        with open(self.log) as f:
-            return [json.loads(line) for line in f if line.strip()]
+        return json_lines_written(self.log)
 
     def messages_text(self):
         if not self._err.closed:  # closed once the RM was stopped; the file stays readable

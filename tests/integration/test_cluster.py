@@ -18,7 +18,6 @@ coordinates them; MPI test jobs span the nodes (each rank registers with the RM 
 - Faults: killing cosched-cluster leaves no job stopped (every RM schedules alone within `stale` quanta),
   and an RM killed with SIGKILL makes cosched-cluster end (MPI_Abort) while the other node goes on alone.
 """
-import json
 import os
 import signal
 import subprocess
@@ -26,7 +25,7 @@ import tempfile
 import time
 import unittest
 
-from harness import BUILD, RUN, RmTestCase, process_state, program, wait_for
+from harness import BUILD, RUN, RmTestCase, json_lines_written, process_state, program, wait_for
 from test_mpi import MpiJob, mpi_missing, mpirun_cmd
 
 CLUSTER = os.path.join(BUILD, "cluster/cosched-cluster")
@@ -87,12 +86,7 @@ class ClusterTest(RmTestCase):
     def traces(self, n):
         out = []
         for r in range(n):
-            path = os.path.join(self.dir, f"trace{r}.jsonl")
-            if not os.path.exists(path):
-                out.append([])
-                continue
-            with open(path) as f:
-                out.append([json.loads(line) for line in f if line.strip()])
+            out.append(json_lines_written(os.path.join(self.dir, f"trace{r}.jsonl")))
         return out
 
     def mpi_pids(self, rms):

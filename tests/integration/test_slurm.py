@@ -142,11 +142,13 @@ class CoschedJobs(SlurmTestCase):
         self.use_rm(rm)
         show_env = "env | grep -E '^(" + "|".join(LAUNCH_VARS + ("COSCHED_JOB", "COSCHED_RANK")) + ")='; "
         # The probes start together: Slurm may start b many seconds after a on a loaded machine, and a alone
-        # would meanwhile run through most of its 30 iterations (a loaded repeat failed so: fewer than three
-        # were left for the wait below).
-        a, a_out, _ = self.submit("a", show_env + self.rendezvous("a", "b") + self.probe(), "--cosched=malleable",
-                                  "-c2")
-        b, b_out, _ = self.submit("b", self.rendezvous("b", "a") + self.probe(), "--cosched=malleable", "-c2")
+        # would meanwhile run through most of its iterations (a loaded repeat failed so: fewer than three
+        # were left for the wait below). 100 iterations (10 s at one CPU each): with 30, a run of the suite
+        # beside a build timed out in that wait.
+        a, a_out, _ = self.submit("a", show_env + self.rendezvous("a", "b") + self.probe(iterations=100),
+                                  "--cosched=malleable", "-c2")
+        b, b_out, _ = self.submit("b", self.rendezvous("b", "a") + self.probe(iterations=100),
+                                  "--cosched=malleable", "-c2")
         # Both run on the node at once (OverSubscribe=FORCE), both registered, keyed by their Slurm job ids,
         # asking for the 2 CPUs Slurm allocated, each given one CPU of its own.
         wait_for(lambda: set(self.slurm_jobs(rm)) == {a, b}, timeout=60, what="both Slurm jobs in status")
