@@ -210,10 +210,12 @@ class CoschedJobs(SlurmTestCase):
         rm = self.start_rm(policy="equip")
         self.use_rm(rm)
         gcc_probe = program("cpu_probe-gcc")
-        script = (f"/usr/bin/python3 -c 'print(6 * 7)'; {gcc_probe} --iterations 40 --work-ms 100 && "
-                  f"{gcc_probe} --iterations 3 --work-ms 50")
+        # The two meet before their probes start, as in the case above (a loaded run started them far apart).
+        script = (f"/usr/bin/python3 -c 'print(6 * 7)'; " + self.rendezvous("gcc", "other") +
+                  f"{gcc_probe} --iterations 40 --work-ms 100 && {gcc_probe} --iterations 3 --work-ms 50")
         a, a_out, a_err = self.submit("gcc", script, "--cosched", "-c2")
-        b, _, _ = self.submit("other", self.probe(iterations=40), "--cosched", "-c2")
+        b, _, _ = self.submit("other", self.rendezvous("other", "gcc") + self.probe(iterations=40), "--cosched",
+                              "-c2")
         wait_for(lambda: set(self.slurm_jobs(rm)) == {a, b} or self.cluster.state(a) in ("COMPLETED", "FAILED"),
                  timeout=60, what="both Slurm jobs in status")
         self.assertEqual(set(self.slurm_jobs(rm)), {a, b}, f"job {a} is {self.cluster.state(a)}; status: "
