@@ -356,9 +356,11 @@ class NodeGate(SlurmTestCase):
     def test_sigkill_of_the_rm_leaves_jobs_running_unconfined_and_the_node_open(self):
         rm = self.start_rm("--slurm-node", NODE, "--param", "min_ml=2", "--param", "max_ml=2", policy="pdpa")
         self.use_rm(rm)
-        jobs = [self.submit(n, self.probe(iterations=60, work_ms=100), "--cosched=malleable", "-c2")[0]
-                for n in ("a", "b")]
-        # Slurm's own start of two jobs took over 60 s with a build running beside the suite.
+        # With a build running beside the suite, Slurm took over 60 s to start two jobs, and a loaded repeat timed
+        # out waiting to see the guard free them: the first could end before then. So the two meet before their
+        # probes start, and 120 iterations (12 s of one CPU) outlast the checks; a job that ends first says so.
+        jobs = [self.submit(n, self.rendezvous(n, other) + self.probe(iterations=120, work_ms=100),
+                            "--cosched=malleable", "-c2")[0] for n, other in (("a", "b"), ("b", "a"))]
         wait_for(lambda: set(self.slurm_jobs(rm)) == set(jobs), timeout=120, what="both jobs registered")
         status = wait_for(lambda: (lambda js: js if all(j["allocated"] == 1 for j in js.values()) else None)(
             self.slurm_jobs(rm)), timeout=20, what="both jobs confined to one CPU")
@@ -367,8 +369,12 @@ class NodeGate(SlurmTestCase):
         rm.proc.send_signal(signal.SIGKILL)
         rm.proc.wait()
         # The guard frees the jobs and resumes the node.
-        wait_for(lambda: all(set(cpus_allowed(p).values()) == {frozenset({0, 1})} for p in pids), timeout=10,
-                 what="the jobs' threads unconfined")
+        def unconfined(pid):
+            masks = cpus_allowed(pid)
+            if not masks:
+                raise AssertionError(f"job process {pid} ended before its threads were seen unconfined")
+            return set(masks.values()) == {frozenset({0, 1})}
+        wait_for(lambda: all(unconfined(p) for p in pids), timeout=10, what="the jobs' threads unconfined")
         wait_for(lambda: "DRAIN" not in self.cluster.node()["State"], timeout=15, what="the node resumed")
         for job, pid in zip(jobs, pids):
             self.assertEqual(self.cluster.state(job), "RUNNING")
