@@ -87,10 +87,20 @@ TEST(Progress, NoComparableEstimateCountsAsAlone) {
   t.begin_estimate(3);
   t.feed(3, rate(10, 0.1, {}, 3));
   t.end_estimate(3);
-  // Another source, or another thread count, does not compare with the estimate.
-  EXPECT_EQ(t.feed(3, rate(5, 0.1, {4}, 4, 0, "iterations")), ProgressTracker::Use::no_estimate);
-  EXPECT_EQ(t.feed(3, rate(5, 0.1, {4}, 5, 0, "app-work", 2)), ProgressTracker::Use::no_estimate);
+  // Another thread count, or another source, does not compare with the estimate. The thread count keeps it
+  // valid (an allocation may come back to it); another source expires it at once, so the policy measures the
+  // job again in the source it now has.
+  EXPECT_EQ(t.feed(3, rate(5, 0.1, {4}, 4, 0, "app-work", 2)), ProgressTracker::Use::no_estimate);
+  EXPECT_FALSE(t.expired(3));
+  EXPECT_EQ(t.feed(3, rate(5, 0.1, {4}, 5, 0, "iterations")), ProgressTracker::Use::no_estimate);
   EXPECT_FALSE(t.slowdown(3, rate(5, 0.1, {4}, 5, 0, "iterations").latest).has_value());
+  EXPECT_TRUE(t.expired(3));
+  // The next estimation, in the new source, is valid again.
+  t.begin_estimate(3);
+  EXPECT_EQ(t.feed(3, rate(6, 0.1, {}, 6, 0, "iterations")), ProgressTracker::Use::alone_estimate);
+  t.end_estimate(3);
+  EXPECT_FALSE(t.expired(3));
+  EXPECT_DOUBLE_EQ(*t.slowdown(3, rate(3, 0.1, {4}, 7, 0, "iterations").latest), 2.0);
 }
 
 TEST(Interference, MovingMeanAndGroupShares) {
