@@ -108,21 +108,30 @@ class RealRates(RmTestCase):
     def test_app_work_rates_and_rates_alone(self):
         rm = self.start_rm(policy="symbiotic")
         env = {"OMP_NUM_THREADS": "1"}
-        jobs = [self.start_job([program(k), "--seconds", "8", "--quiet"], rm, request=1, env=env)
+        jobs = [self.start_job([program(k), "--seconds", "14", "--quiet"], rm, request=1, env=env)
                 for k in (HIGH, LOW, LOW)]
         for job in jobs:
             wait_for(lambda: rm.job(job.pid), what="registered")
 
+        # An estimate taken before a job's first cosched_report_work counts regions (its arrays are still being
+        # touched: seconds with a build running beside the suite). The policy expires it at the first app-work
+        # sample and measures the job again: a regions estimate that is not expired is a fault. An estimation
+        # quantum that gives no sample puts the job off for 20 quanta, so the jobs run 14 s: under a load average
+        # of 8, 8-s jobs ended before every one had an estimate.
         def all_alone():
+            ended = [job.pid for job in jobs if job.proc.poll() is not None]
+            self.assertFalse(ended, "jobs ended before each had a rate alone")
             p = rm.status()["pairs"]
-            return p if p and len(p["jobs"]) == 3 and all(j["alone_per_s"] for j in p["jobs"]) else None
-        p = wait_for(all_alone, timeout=30, interval=0.2, what="a rate alone for every job")
+            return p if p and len(p["jobs"]) == 3 and all(
+                j["alone_per_s"] and (j["source"] == "app-work" or j["expired"]) for j in p["jobs"]) else None
+        p = wait_for(all_alone, timeout=30, interval=0.2, what="a rate alone for every job, in app-work or expired")
         for j in p["jobs"]:
-            self.assertEqual(j["source"], "app-work")
-            self.assertGreater(j["alone_per_s"], 1e5)  # writes per second: millions here
-        for j in rm.status()["jobs"]:
+            if j["source"] == "app-work":
+                self.assertGreater(j["alone_per_s"], 1e5)  # writes per second: millions here
+        st = rm.status()
+        for j in st["jobs"]:
             if j["rate"] is not None:
-                self.assertEqual(j["rate"]["source"], "app-work")
+                self.assertEqual(j["rate"]["source"], "app-work", f"job {j['id']}: {j['rate']}")
         for job in jobs:
             self.assertEqual(job.wait(timeout=60), 0)
         self.assertTrue(any("groups" in d for d in rm.decisions()))

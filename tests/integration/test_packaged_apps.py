@@ -207,7 +207,9 @@ class GraphicsMagick(PackagedApp):
     def convert(self, out):
         # A generated gradient (no input file), blurred, sharpened and resized: each step is an OpenMP loop
         # over rows whose pixels do not depend on the team size, so the image is the same for any team.
-        return [self.exe, "convert", "-size", "1400x1400", "gradient:red-blue", "-blur", "0x5", "-sharpen", "0x2",
+        # 2000x2000: long enough that the second job registers and leaves while it runs, also when a build
+        # beside the suite slows the second job's start (at 1400x1400 a loaded run ended first).
+        return [self.exe, "convert", "-size", "2000x2000", "gradient:red-blue", "-blur", "0x5", "-sharpen", "0x2",
                 "-resize", "80%", "-blur", "0x5", os.path.join(self.dir, out)]
 
     def test_convert_under_equip_and_pdpa_is_managed_and_writes_the_native_image(self):
