@@ -40,10 +40,10 @@ ProgressTracker::Use ProgressTracker::feed(JobId id, const Rate& rate) {
     // No rate alone in this source yet (a new job, or its source changed): the job progresses, and eq. 6.1
     // cannot say how fast. Counting it as alone keeps it from looking starved in the meantime; its estimate
     // is expired, so the policy measures one soon. Our choice: an estimate in another source expires at
-    // once. A source changes once, when a program starts reporting work after its start-up (an estimate
-    // taken before then counts regions); waiting for the 40 quanta of §6.2.4 would leave the job without a
-    // comparable estimate for 8 s. Another thread count keeps the estimate until it expires, since an
-    // allocation may come back to it.
+    // once. A job's source only moves forward (sensors/rates.cpp: regions, iterations once a loop is found,
+    // app-work once the program reports work, each for good), so an estimate in an earlier one is never
+    // usable again; waiting for the 40 quanta of §6.2.4 would leave the job without a comparable estimate
+    // for 8 s. Another thread count keeps the estimate until it expires: an allocation may come back to it.
     if (j.alone > 0 && j.source != s.source) j.since_estimate = settings_.expire_quanta;
     j.last_ratio = -1;
     j.progress += units;
