@@ -11,8 +11,24 @@ namespace cosched::policy {
 
 namespace {
 
-// The memory bandwidth the sensor layer measured for the job, bytes/s (0 until a sensor reports).
-double memory_bps(const JobView& v) { return v.bandwidth.valid() ? v.bandwidth.latest().bytes_per_s : 0.0; }
+// What the job used over the quantum that began at `since`, bytes/s: the mean of the sensor's samples taken
+// in it (one per RM quantum, the latest Bandwidth::kWindow), or its latest sample when none was (0 when it has
+// none at all). §4 predicts from "the bandwidth consumption ... during the w previous time quanta": one
+// 100-ms sample does not stand for a 500-ms quantum when a program reports its traffic in lumps (a loaded
+// run saw BBMA's latest sample at 0 in a third of its quanta, and the two BBMA jobs paired).
+double quantum_bps(const Bandwidth& b, double since) {
+  if (!b.valid()) return 0.0;
+  double sum = 0;
+  int n = 0;
+  for (int i = 0; i < b.count; ++i) {
+    const BandwidthSample& x = b.samples[static_cast<std::size_t>(i)];
+    if (x.at > since) {
+      sum += x.bytes_per_s;
+      ++n;
+    }
+  }
+  return n > 0 ? sum / n : b.latest().bytes_per_s;
+}
 
 int procs_of(const JobView& v, int cpus) { return std::clamp(v.request, 1, std::max(cpus, 1)); }
 
@@ -74,9 +90,9 @@ void Membus::record_samples(const Snapshot& s) {
     const JobView* v = s.find(id);
     if (v == nullptr || !v->runnable) continue;
     const double p = procs_of(*v, s.machine.cpus);
-    const double net = v->network.valid() ? v->network.latest().bytes_per_s : 0.0;
+    const double net = quantum_bps(v->network, switched_at_);
     auto& win = window_[id];
-    win.push_back({(memory_bps(*v) + net) / p, net / p});
+    win.push_back({(quantum_bps(v->bandwidth, switched_at_) + net) / p, net / p});
     while (static_cast<int>(win.size()) > w_) win.pop_front();
   }
 }

@@ -131,6 +131,27 @@ TEST(MembusPolicy, MemoryHeavyJobsRunWithTheNetworkHeavyOneOnceMeasured) {
   EXPECT_NE(seen[10][0], seen[11][0]);
 }
 
+TEST(MembusPolicy, AQuantumsBandwidthIsTheMeanOfTheSamplesTakenInIt) {
+  auto p = membus_with({{"q", "0.5"}});
+  auto* m = dynamic_cast<Membus*>(p.get());
+  ASSERT_NE(m, nullptr);
+  Snapshot s = machine_with(1, {1});
+  s.now = 0;
+  feed(s, p->decide(s));  // the quantum begins at 0
+  // A program that reports its traffic in lumps: 4 GB/s in one of the four RM quanta of this quantum, and
+  // 8 GB/s in a sample taken before it began (not this quantum's). Mean over (0, 4, 0, 0) GB/s = 1 GB/s.
+  s.jobs[0].bandwidth.push({-0.1, 8e9, 1});
+  for (double at : {0.1, 0.2, 0.3, 0.4}) s.jobs[0].bandwidth.push({at, at == 0.2 ? 4e9 : 0.0, 1});
+  s.now = 0.5;
+  s.event = Event::quantum;
+  feed(s, p->decide(s));
+  EXPECT_DOUBLE_EQ(m->demand(s.jobs[0], 1).mem_per_proc, 1e9);  // the latest sample alone said 0
+  // No sample in the next quantum: its value is the latest sample (0); window of w = 2: (1 + 0) / 2 GB/s.
+  s.now = 1.0;
+  feed(s, p->decide(s));
+  EXPECT_DOUBLE_EQ(m->demand(s.jobs[0], 1).mem_per_proc, 0.5e9);
+}
+
 TEST(MembusPolicy, SwitchesOnlyEveryQuantum) {
   auto p = membus_with({{"q", "0.5"}});
   Snapshot s = machine_with(1, {1, 1});
