@@ -187,6 +187,13 @@ class SlurmCluster:
         return wait_for(lambda: self.state(job_id) in states and self.state(job_id), timeout=timeout, interval=0.1,
                         what=f"job {job_id} to reach {states} (now {self.state(job_id)})")
 
+    def wait_ended(self, job_id, timeout=60):
+        """The job's state once Slurm is done with it. COMPLETING is not an end: the job's processes have exited
+        but Slurm still runs its epilog (a loaded run read COMPLETING right after RUNNING)."""
+        busy = ("PENDING", "CONFIGURING", "RUNNING", "SUSPENDED", "COMPLETING", None)
+        return wait_for(lambda: self.state(job_id) not in busy and self.state(job_id), timeout=timeout,
+                        interval=0.1, what=f"job {job_id} to end (now {self.state(job_id)})")
+
     def node(self):
         """`scontrol show node` of the node as a dict (Reason keeps its spaces)."""
         line = self.run(["scontrol", "-o", "show", "node", NODE]).stdout.strip()

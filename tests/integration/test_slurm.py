@@ -261,7 +261,7 @@ class CoschedJobs(SlurmTestCase):
         while self.cluster.state(job) == "RUNNING":
             self.assertEqual(rm.status()["jobs"], [], "a gcc program registered under --cosched=nogomp")
             time.sleep(0.2)
-        self.assertEqual(self.cluster.state(job), "COMPLETED", self.read(err))
+        self.assertEqual(self.cluster.wait_ended(job), "COMPLETED", self.read(err))
         text = self.read(out)
         self.assertNotIn("libomp", text.splitlines()[0])
         self.assertIn("libcosched_wrap", text.splitlines()[0])  # the rest of --cosched is there
@@ -296,7 +296,7 @@ class CoschedJobs(SlurmTestCase):
         while self.cluster.state(job) == "RUNNING":
             self.assertEqual(rm.status()["jobs"], [], "a job without --cosched was registered")
             time.sleep(0.2)
-        self.assertEqual(self.cluster.state(job), "COMPLETED")
+        self.assertEqual(self.cluster.wait_ended(job), "COMPLETED")
         text = self.read(out)
         self.assertEqual(text.splitlines()[0], "0", "cosched variables in a job without --cosched")
         self.assertEqual({t for t, _ in probe_lines(text)}, {2}, "not the native team")
