@@ -187,6 +187,22 @@ def require_reachable_by(test, uid, *paths):
             test.skipTest(f"{path} is not executable by uid {uid}")
 
 
+# The jobs and RMs a test started and has not cleaned up yet. A test file stopped by SIGTERM (a user's kill,
+# a stopped loaded run) stops them and removes their files, as its tearDown would have (a killed loaded run
+# left a /tmp/cosched-it-* directory behind), then dies of the signal.
+_LIVE = []
+
+
+def _stop_live_and_exit(signum, _frame):
+    for thing in list(_LIVE):
+        thing.abandon()
+    signal.signal(signum, signal.SIG_DFL)
+    os.kill(os.getpid(), signum)
+
+
+signal.signal(signal.SIGTERM, _stop_live_and_exit)
+
+
 class Job:
     """A program started through cosched-run; stdout is collected line by line into a file."""
 
@@ -203,6 +219,7 @@ class Job:
         full_env.update(env or {})
         self.proc = subprocess.Popen(cmd, stdout=self.out, stderr=self.err, env=full_env)
         self.pid = self.proc.pid  # cosched-run (and setpriv before it) exec the program: same pid
+        _LIVE.append(self)
 
     def lines(self):
         with open(self.out.name) as f:
@@ -238,6 +255,22 @@ class Job:
         for f in (self.out, self.err):
             f.close()
             os.unlink(f.name)
+        if self in _LIVE:
+            _LIVE.remove(self)
+
+    def abandon(self):
+        """On SIGTERM: the program killed (continued first, if stopped) and its output files removed."""
+        if self.proc.poll() is None:
+            try:
+                os.kill(self.pid, signal.SIGCONT)
+                os.kill(self.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        for f in (self.out, self.err):
+            try:
+                os.unlink(f.name)
+            except FileNotFoundError:
+                pass
 
 
 class ResourceManager:
@@ -259,6 +292,7 @@ class ResourceManager:
         # directory unless a test shares one on purpose, so the RMs a test starts never refuse each other.
         env = dict(os.environ, COSCHED_LOCK_DIR=lock_dir or os.path.join(self.dir, "locks"), **(env or {}))
         self.proc = subprocess.Popen(cmd, stdout=self._err, stderr=subprocess.STDOUT, env=env)
+        _LIVE.append(self)
         wait_for(lambda: os.path.exists(self.socket) or self.proc.poll() is not None, timeout=start_timeout,
                  what="the RM socket")
         if self.proc.poll() is not None:
@@ -360,6 +394,14 @@ class ResourceManager:
 
     def remove_files(self):
         """Removes the private directory (socket, decision log, messages): the test is over."""
+        shutil.rmtree(self.dir, ignore_errors=True)
+        if self in _LIVE:
+            _LIVE.remove(self)
+
+    def abandon(self):
+        """On SIGTERM: the RM asked to stop (it undoes its confinement) and its directory removed."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
