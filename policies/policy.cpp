@@ -36,6 +36,20 @@ double Bandwidth::mean_per_thread(int n) const {
   return sum / n;
 }
 
+double Bandwidth::mean(int n) const {
+  n = std::min(n, count);
+  if (n <= 0) return 0;
+  double sum = 0;
+  for (int i = count - n; i < count; ++i) sum += samples[static_cast<std::size_t>(i)].bytes_per_s;
+  return sum / n;
+}
+
+int Bandwidth::count_after(double t) const {
+  int n = 0;
+  for (int i = count - 1; i >= 0 && samples[static_cast<std::size_t>(i)].at > t; --i) ++n;
+  return n;
+}
+
 void Bandwidth::push(const BandwidthSample& s) {
   if (count == kWindow) {
     std::rotate(samples.begin(), samples.begin() + 1, samples.end());

@@ -70,6 +70,10 @@ struct Bandwidth {
   // Mean over the latest min(n, count) samples of each sample's bytes_per_s / threads (the paper's
   // "equipartitioning the bandwidth ... among its threads"); 0 when there is none.
   [[nodiscard]] double mean_per_thread(int n) const;
+  // Mean over the latest min(n, count) samples of the whole job's bytes_per_s; 0 when there is none.
+  [[nodiscard]] double mean(int n) const;
+  // How many of the latest samples were taken after time t (samples are in time order).
+  [[nodiscard]] int count_after(double t) const;
   // Appends a sample, dropping the oldest beyond kWindow.
   void push(const BandwidthSample& s);
 };

@@ -27,10 +27,7 @@ double BusBandwidth::per_thread(const JobView& j) const {
   if (!b.valid()) return -1;
   if (mode_ == Mode::quanta_window) return b.mean_per_thread(window_);
   // Latest Quantum: the samples of the latest quantum the job ran, i.e. within one quantum of its latest.
-  int n = 0;
-  const double from = b.latest().at - quantum_s_ * (1 - 1e-6);
-  for (int i = b.count - 1; i >= 0 && b.samples[static_cast<std::size_t>(i)].at > from; --i) ++n;
-  return b.mean_per_thread(std::max(n, 1));
+  return b.mean_per_thread(std::max(b.count_after(b.latest().at - quantum_s_ * (1 - 1e-6)), 1));
 }
 
 void BusBandwidth::elect(const Snapshot& s, bool rotate) {

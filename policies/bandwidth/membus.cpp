@@ -18,16 +18,8 @@ namespace {
 // run saw BBMA's latest sample at 0 in a third of its quanta, and the two BBMA jobs paired).
 double quantum_bps(const Bandwidth& b, double since) {
   if (!b.valid()) return 0.0;
-  double sum = 0;
-  int n = 0;
-  for (int i = 0; i < b.count; ++i) {
-    const BandwidthSample& x = b.samples[static_cast<std::size_t>(i)];
-    if (x.at > since) {
-      sum += x.bytes_per_s;
-      ++n;
-    }
-  }
-  return n > 0 ? sum / n : b.latest().bytes_per_s;
+  const int n = b.count_after(since);
+  return n > 0 ? b.mean(n) : b.latest().bytes_per_s;
 }
 
 int procs_of(const JobView& v, int cpus) { return std::clamp(v.request, 1, std::max(cpus, 1)); }

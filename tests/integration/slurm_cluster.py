@@ -191,7 +191,7 @@ class SlurmCluster:
         """The job's state once Slurm is done with it. COMPLETING is not an end: the job's processes have exited
         but Slurm still runs its epilog (a loaded run read COMPLETING right after RUNNING)."""
         busy = ("PENDING", "CONFIGURING", "RUNNING", "SUSPENDED", "COMPLETING", None)
-        return wait_for(lambda: self.state(job_id) not in busy and self.state(job_id), timeout=timeout,
+        return wait_for(lambda: (state := self.state(job_id)) not in busy and state, timeout=timeout,
                         interval=0.1, what=f"job {job_id} to end (now {self.state(job_id)})")
 
     def node(self):
