@@ -28,7 +28,9 @@ from harness import RmTestCase, program, wait_for
 # (load average 20 during a parallel build) mdrun's spinning barriers made a 2-second native run take over
 # two minutes. The results do not depend on it.
 APP_ENV = {"OMP_NUM_THREADS": "2", "OMP_WAIT_POLICY": "passive"}
-OTHER_JOB = ["--serial-fraction", "0", "--iterations", "6", "--work-ms", "25"]  # ~0.15 CPU-s
+# ~0.3 CPU-s: long enough for a few 0.1-s status polls to see it (a 6-iteration job, 0.15 CPU-s, ended
+# between two polls in a CI run), short enough to leave while the application still runs.
+OTHER_JOB = ["--serial-fraction", "0", "--iterations", "12", "--work-ms", "25"]
 NATIVE_ENV = {k: v for k, v in os.environ.items()
               if not k.startswith(("COSCHED_", "OMP_TOOL", "KMP_")) and k != "LD_PRELOAD"}
 
@@ -125,7 +127,7 @@ class Gromacs(PackagedApp):
     package = "gromacs"
     library = "libgromacs.so.7"
     expect_mode = "fixed: omp_set_num_threads"  # mdrun sets its OpenMP thread count from -ntomp
-    steps = "700"
+    steps = "1400"  # about 2 s here: the second job (0.3 CPU-s) leaves before mdrun ends, also beside a build
 
     def skip_unless_mdrun_runs_on_this_cpu(self):
         """Debian's mdrun reads the time stamp counter with rdtscp and refuses to start on a CPU without it
