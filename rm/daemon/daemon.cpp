@@ -21,7 +21,7 @@ namespace cosched::rm {
 Daemon::Daemon(Config cfg) : cfg_(std::move(cfg)), t0_(std::chrono::steady_clock::now()) {}
 
 Daemon::~Daemon() {
-  for (int fd : {epfd_, signal_fd_, quantum_fd_, wake_fd_, spare_fd_}) {
+  for (int fd : {epfd_, signal_fd_, quantum_fd_, wake_fd_, narrow_fd_, spare_fd_}) {
     if (fd >= 0) ::close(fd);
   }
 }
@@ -88,7 +88,8 @@ Status Daemon::start() {
   signal_fd_ = ::signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
   quantum_fd_ = ::timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
   wake_fd_ = ::timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-  if (epfd_ < 0 || signal_fd_ < 0 || quantum_fd_ < 0 || wake_fd_ < 0) {
+  narrow_fd_ = ::timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+  if (epfd_ < 0 || signal_fd_ < 0 || quantum_fd_ < 0 || wake_fd_ < 0 || narrow_fd_ < 0) {
     return make_error(Errc::io_error, std::string("event loop setup: ") + std::strerror(errno));
   }
   itimerspec q{};
@@ -99,6 +100,7 @@ Status Daemon::start() {
   watch(signal_fd_, EPOLLIN);
   watch(quantum_fd_, EPOLLIN);
   watch(wake_fd_, EPOLLIN);
+  watch(narrow_fd_, EPOLLIN);
 
   if (auto st = open_socket(); !st) return st;
   COSCHED_INFO(rm, "serving {} | policy {} | {} | enforcement {} | stopping {} | sensor {} | quantum {} ms",
@@ -151,6 +153,11 @@ void Daemon::loop_once(int timeout_ms) {
       while (::read(wake_fd_, &ticks, sizeof ticks) > 0) {
       }
       decide(policy::Event::timer, -1);
+    } else if (fd == narrow_fd_) {
+      std::uint64_t ticks;
+      while (::read(narrow_fd_, &ticks, sizeof ticks) > 0) {
+      }
+      poll_narrowed();
     } else if (auto p = pidfds_.find(fd); p != pidfds_.end()) {
       depart(p->second, "process exited");
     }

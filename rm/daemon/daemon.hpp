@@ -127,6 +127,8 @@ class Daemon {
   // A baseline by narrowing (narrowing.cpp): follows the job's request, and the CPUs a job runs on given the
   // allocation the policy decided.
   void follow_narrowing(Job& j);
+  void poll_narrowed();     // the narrow timer: the requests of the jobs that run narrowed
+  void arm_narrow_poll();   // the narrow timer runs while some job runs narrowed, and only then
   [[nodiscard]] std::pair<int, CpuSet> running_set(const Job& j, int count, const CpuSet& cpus) const;
   void publish_and_apply(Job& j, int from_count, int count, const CpuSet& cpus);
   [[nodiscard]] bool baseline_wanted() const;
@@ -196,6 +198,8 @@ class Daemon {
   int signal_fd_ = -1;
   int quantum_fd_ = -1;
   int wake_fd_ = -1;
+  int narrow_fd_ = -1;          // narrowing.cpp: polls narrowed jobs between quanta
+  bool narrow_poll_armed_ = false;
   bool socket_created_ = false;
   int spare_fd_ = -1;            // held back so that the RM can accept-and-refuse when out of fds
   bool accept_paused_ = false;   // the listening socket is out of epoll (out of fds, no spare)
