@@ -42,6 +42,7 @@ std::uint64_t g_seen_generation = 0;
 constexpr std::uint64_t kNever = ~std::uint64_t{0};
 std::uint64_t g_discard_at_iterations = kNever;
 int g_granted_before = 0;  // the grant of the previous region: the CPU set a change moved the team from
+int g_team_before = 0;     // the team of the previous region (measure_region's `team`)
 int g_default_baseline = 1;  // COSCHED_BASELINE
 std::uint64_t g_released_spin_ns = 0;  // how long workers a team released keep spinning (Options)
 bool g_seen_no_baseline = false;
@@ -64,7 +65,7 @@ int g_narrowed_impossible = 0;  // narrowed baselines in a row that ended in an 
 // straddle a change. Two in a row are the baseline's own cost (see follow_narrowing).
 constexpr int kNarrowedImpossibleLimit = 2;
 // A narrowed baseline that ends unfinished (the loop's lock was lost, or the attempt abandoned) cost the job
-// its CPUs for at least one RM quantum each way and gave nothing: GROMACS under PDPA on 2 CPUs relocked its
+// its CPUs while it ran narrowed and gave nothing: GROMACS under PDPA on 2 CPUs relocked its
 // loop every 0.1-0.3 s and so spent half its run narrowed (3.0 s against 2.2 s natively). The next request
 // waits, doubling from kNarrowBackoffMinNs to kNarrowBackoffMaxNs; a finished baseline resets it. Our choice:
 // 2 s is twenty of the RM's default quanta, so an unfinished attempt costs at most about a tenth of the time.
@@ -299,9 +300,13 @@ void measure_region(std::uintptr_t region_id, int team, int granted) noexcept {
   // The team shrank with its CPUs: the threads it released outnumber the CPUs left and spin on them until
   // libomp's blocktime ends (a 16-CPU job stepped down by PDPA measured 0.27 efficiency at 15 CPUs, then
   // lost a CPU per report: docs/selfanalyzer.md, "Outside load"). A team that shrinks within its CPUs (a
-  // baseline) leaves its spinners idle CPUs. One clock read, on team changes only.
-  const int before = g_analyzer->last_team();
-  if (used < before && before > granted && g_released_spin_ns > 0) g_analyzer->quiet_after(now_ns() + g_released_spin_ns);
+  // baseline) leaves its spinners idle CPUs, and a team that keeps its size on fewer CPUs (a baseline by
+  // narrowing) released no thread: neither waits (the narrowed baseline of a fixed team of 2 waited out
+  // the 200-ms blocktime for nothing, on 1 CPU). One clock read, on team changes only.
+  if (team < g_team_before && g_team_before > granted && g_released_spin_ns > 0) {
+    g_analyzer->quiet_after(now_ns() + g_released_spin_ns);
+  }
+  g_team_before = team;
   g_analyzer->on_region(static_cast<std::uint64_t>(region_id), used, &now_ns);
   follow_narrowing(granted);
   g_arena->job.regions.store(g_analyzer->regions(), std::memory_order_relaxed);
