@@ -29,8 +29,11 @@ int detection_iterations(const AppModel& app, const AnalyzerSettings& analyzer) 
 
 // The job's own settings: --sa-baseline-cpus auto (0) is resolved per job as the daemon does it
 // (rm/daemon/config.hpp, baseline_cpus_for: a quarter of the request, at least 1).
-AnalyzerSettings for_job(AnalyzerSettings settings, int request) {
-  if (settings.config.baseline_cpus <= 0) settings.config.baseline_cpus = std::max(1, request / 4);
+AnalyzerSettings for_job(AnalyzerSettings settings, const JobSpec& spec) {
+  if (settings.config.baseline_cpus <= 0) settings.config.baseline_cpus = std::max(1, spec.request / 4);
+  // A fixed team keeps its threads on fewer CPUs (a narrowed baseline, a smaller grant): it released none,
+  // so no sample waits for spinners (libruntime/measure.cpp, measure_region).
+  if (spec.app->fixed_team) settings.released_spin_s = 0;
   return settings;
 }
 
@@ -41,7 +44,7 @@ RunningJob::RunningJob(const JobSpec& spec, const AnalyzerSettings& analyzer, co
     : spec_(&spec),
       timing_(timing),
       analyzer_enabled_(measurable(*spec.app, analyzer)),
-      analyzer_(for_job(analyzer, spec.request), seed),
+      analyzer_(for_job(analyzer, spec), seed),
       progress_(spec.work, spec.app->speedup),
       iteration_work_(spec.app->iteration_s > 0 ? spec.app->iteration_s : std::max(spec.work, 1e-9)),
       detect_left_(analyzer_enabled_ ? detection_iterations(*spec.app, analyzer) : 0),

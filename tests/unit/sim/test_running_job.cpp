@@ -312,6 +312,52 @@ TEST(RunningJob, FixedTeamRunsItsBaselineByNarrowingAndPaysForItsExtraThreads) {
   expect_report(job, 4, 5.2);
 }
 
+// Runs a job of 4 threads at 4 CPUs until its first report, then grants it 2 CPUs; returns the time of its
+// first report at 2 CPUs (-1: none before it completed).
+double first_report_after_a_shrink(bool fixed, double released_spin_s) {
+  Fixture f(200, 4);
+  f.app.fixed_team = fixed;
+  f.analyzer.released_spin_s = released_spin_s;
+  RunningJob job(f.spec, f.analyzer, f.timing, 1);
+  job.start(0, 4);
+  bool shrunk = false;
+  std::uint64_t seq = 0;
+  for (int guard = 0; guard < 100000; ++guard) {
+    const auto next = job.next_event();
+    if (job.resume_at() < next.t) {
+      job.on_resume(job.resume_at());
+      continue;
+    }
+    if (next.kind == EventKind::completion) return -1;
+    job.on_boundary(next.t);
+    if (job.analyzer().report_seq() == seq) continue;
+    seq = job.analyzer().report_seq();
+    policy::Perf p;
+    if (!job.analyzer().perf(p)) continue;
+    if (shrunk && p.cpus == 2) return next.t;
+    if (!shrunk && p.cpus == 4) {
+      job.reallocate(next.t, 2, true);
+      shrunk = true;
+    }
+  }
+  return -1;
+}
+
+TEST(RunningJob, AFixedTeamOnFewerCpusReleasedNoThreadSoItsSamplesWaitForNoSpinner) {
+  // libruntime/measure.cpp: only a team that shrinks releases threads that spin on the CPUs left, and only
+  // then do samples wait out the blocktime (released_spin_s). A malleable job granted 2 of its 4 CPUs shrinks
+  // its team and waits 2 s here; a fixed team keeps its 4 threads on the 2 CPUs and waits for nothing: its
+  // first report at 2 CPUs comes as early with a 2-s blocktime as with none.
+  const double fixed_spin = first_report_after_a_shrink(true, 2.0);
+  const double fixed_none = first_report_after_a_shrink(true, 0.0);
+  ASSERT_GT(fixed_none, 0);
+  EXPECT_DOUBLE_EQ(fixed_spin, fixed_none);
+  const double malleable_spin = first_report_after_a_shrink(false, 2.0);
+  const double malleable_none = first_report_after_a_shrink(false, 0.0);
+  ASSERT_GT(malleable_none, 0);
+  EXPECT_GT(malleable_spin, malleable_none + 1.0);
+}
+
 TEST(RunningJob, FixedTeamOnFewerCpusThanThreadsSharesThem) {
   // Without the Analyzer, a fixed team of 4 granted 2 CPUs runs its 4 threads there: rate S(2) / (1 + 0.1 x
   // (4/2 - 1)) = 2 / 1.1; at 8 CPUs it uses 4 of them (rate 4). A malleable job at 2 CPUs runs at rate 2.
