@@ -5,6 +5,7 @@ like"): the demo's two programs run under PDPA while busy loops that cosched doe
 in status --json must stay within [0.8, 1.25]; without the checks they read 1.4 to 3.2. The serial job's speedup
 is never reported above 1.3 (issue 29). And PDPA must not give the serial job a second CPU more than once while
 its history says that CPU was wasted."""
+import os
 import statistics
 import subprocess
 import threading
@@ -23,6 +24,7 @@ class OutsideLoad:
     def __init__(self):
         self.stop = threading.Event()
         self.procs = []
+        self.cpu_s = 0.0  # CPU time the loops used, read as each is reaped
         self.thread = threading.Thread(target=self.run, daemon=True)
         self.thread.start()
 
@@ -36,7 +38,9 @@ class OutsideLoad:
     def kill(self):
         for p in self.procs:
             p.kill()
-            p.wait()
+            _, status, usage = os.wait4(p.pid, 0)
+            p.returncode = os.waitstatus_to_exitcode(status)
+            self.cpu_s += usage.ru_utime + usage.ru_stime
         self.procs = []
 
     def close(self):
@@ -54,12 +58,18 @@ class MeasurementUnderOutsideLoad(RmTestCase):
                                     launcher=["--malleable"])
             scalable = self.start_job([program("amdahl-clang"), "--serial-fraction", "0"] + WORK, rm, request=2,
                                       launcher=["--malleable"])
+            own = [rm.proc.pid, serial.pid, scalable.pid]
+            meter = OutsideLoadMeter(rm.cpu_set, own)  # the loops above, and whatever else runs beside the test
             readings = {serial.pid: [], scalable.pid: []}
+            last = {}  # each job's latest status
             serial_speedups = set()  # (reports, measured_cpus, speedup): every report of the serial job
             deadline = time.monotonic() + 20
             while time.monotonic() < deadline:
+                meter.sample(own)
                 for pid, seen in readings.items():
                     j = rm.job(pid)
+                    if j:
+                        last[pid] = j
                     if j and j["efficiency"] is not None and j["measured_cpus"] == 1:
                         seen.append((j["reports"], j["efficiency"]))
                     if j and pid == serial.pid and j["speedup"] is not None:
@@ -67,13 +77,27 @@ class MeasurementUnderOutsideLoad(RmTestCase):
                 time.sleep(0.2)
         finally:
             load.close()
+        # What ran beside the test besides its own loops: their CPU time, read as each was reaped, taken out
+        # of what the meter saw other processes use. On quiet CPUs about 0.
+        beside = meter.share() - load.cpu_s / ((time.monotonic() - meter.start_s) * len(rm.cpu_set))
         # Issue 29: a serial job (true speedup 1 at any CPU count) is never reported above 1.3, whatever the
         # load did between its baseline and its samples.
-        print("serial job's reports (reports, cpus, speedup):", sorted(serial_speedups))
+        print("serial job's reports (reports, cpus, speedup):", sorted(serial_speedups),
+              f"| other processes besides the loops: {beside:.0%}")
         self.assertEqual([r for r in serial_speedups if r[2] > 1.3], [], "serial job reported as scalable")
         for pid, seen in readings.items():
             values = sorted({e for _, e in seen})
-            self.assertTrue(values, f"job {pid} never reported at its 1-CPU baseline size")
+            # A job may withhold its reports while load it cannot tell from its own comes and goes (a
+            # reported speedup is a measurement or nothing): with a build beside the suite, the scalable job
+            # said load_differs for all 20 s once. Only then, and only when its status says why, may it
+            # have none here; on quiet CPUs besides the loops every job reports.
+            why = {k: last.get(pid, {}).get(k) for k in ("no_speedup", "contaminated_samples", "measurement_restarts")}
+            if not values and beside > OUTSIDE_LOAD_SHARE and any(why.values()):
+                print(f"job {pid}: no report at 1 CPU while other processes used {beside:.0%} of the CPUs "
+                      f"besides the test's loops; it said why: {why}")
+                continue
+            self.assertTrue(values, f"job {pid} never reported at its 1-CPU baseline size "
+                                    f"(other processes besides the loops: {beside:.0%}; the job: {why})")
             outside = [e for e in values if not 0.8 <= e <= 1.25]
             self.assertEqual(outside, [], f"job {pid}: efficiencies at 1 CPU against a 1-CPU baseline: {values}")
         # The serial job's allocation over the run, from the decision log: at most one claim of a second CPU
