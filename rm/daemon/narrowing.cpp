@@ -17,10 +17,10 @@ namespace cosched::rm {
 namespace {
 
 // Our choice: while a job runs narrowed, the RM reads its request every 5 ms instead of once per quantum.
-// The job withdraws the request the moment its baseline ends, and each quantum of delay after that is a
-// quantum of its team on too few CPUs: `team-patterns --pattern setnum` (a fixed team of 2, 0.29 s alone
-// natively on 2 CPUs) spent 0.25-0.30 s narrowed per baseline. 5 ms bounds that delay to one or two of its
-// sampled iterations, for a few reads of shared memory per poll, and only while some job runs narrowed.
+// The job withdraws the request the moment its baseline ends, and the delay after that is time its team
+// spends on too few CPUs: up to a quantum (100 ms by default), against the 6-11 ms that the whole narrowed
+// baseline of `team-patterns --pattern setnum` (a fixed team of 2, 0.29 s alone natively on 2 CPUs) takes.
+// 5 ms bounds that delay for a few reads of shared memory per poll, and only while some job runs narrowed.
 constexpr long kNarrowPollNs = 5'000'000L;
 
 CpuSet first_cpus(const CpuSet& cpus, int n) {
