@@ -1,9 +1,12 @@
 #include "ld_cache.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdint>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
 namespace cosched::launcher {
 
@@ -37,7 +40,10 @@ std::uint32_t u32(const std::string& b, std::size_t off) {
 
 }  // namespace
 
-Result<LdCache> LdCache::parse(const std::string& b, const std::string& origin) {
+Result<LdCache> LdCache::parse(std::string bytes, const std::string& origin) {
+  LdCache cache;
+  cache.bytes_ = std::make_shared<const std::string>(std::move(bytes));
+  const std::string& b = *cache.bytes_;
   std::size_t base = 0;  // where the new-format header starts; its string offsets count from there
   if (b.compare(0, sizeof kOldMagic - 1, kOldMagic) == 0) {
     if (b.size() < kOldHeader) return make_error(Errc::parse_error, origin + ": truncated header");
@@ -52,16 +58,15 @@ Result<LdCache> LdCache::parse(const std::string& b, const std::string& origin) 
   if (nlibs > (b.size() - base - kNewHeader) / kNewEntry) {
     return make_error(Errc::parse_error, origin + ": " + std::to_string(nlibs) + " entries do not fit in the file");
   }
-  auto string_at = [&](std::uint32_t off, std::string& out) {
+  auto string_at = [&](std::uint32_t off, std::string_view& out) {
     const std::size_t at = base + off;
     if (at >= b.size()) return false;
     const void* end = std::memchr(b.data() + at, '\0', b.size() - at);
     if (end == nullptr) return false;
-    out.assign(b.data() + at, static_cast<const char*>(end));
+    out = std::string_view(b.data() + at, static_cast<std::size_t>(static_cast<const char*>(end) - (b.data() + at)));
     return true;
   };
-  LdCache cache;
-  std::unordered_map<std::string, bool> plain;  // soname → its recorded path is a plain (no hwcap) entry
+  cache.paths_.reserve(nlibs);
   for (std::uint64_t i = 0; i < nlibs; ++i) {
     const std::size_t e = base + kNewHeader + i * kNewEntry;
     std::int32_t flags = 0;
@@ -70,32 +75,41 @@ Result<LdCache> LdCache::parse(const std::string& b, const std::string& origin) 
     std::memcpy(&hwcap, b.data() + e + 16, sizeof hwcap);
     if ((flags & kTypeMask) != kElfLibc6) continue;
     if (kArchFlags >= 0 && (flags & ~kTypeMask) != kArchFlags) continue;  // another ABI (32-bit, x32)
-    std::string key;
-    std::string value;
+    std::string_view key;
+    std::string_view value;
     if (!string_at(u32(b, e + 4), key) || !string_at(u32(b, e + 8), value)) {
       return make_error(Errc::parse_error, origin + ": entry " + std::to_string(i) + " points outside the file");
     }
     // A glibc-hwcaps variant (x86-64-v3 …) is the same library built for a newer CPU: the plain entry
     // names it as well as the loader's choice would.
-    auto it = plain.find(key);
-    if (it != plain.end() && (it->second || hwcap != 0)) continue;
-    cache.paths_[key] = value;
-    plain[key] = hwcap == 0;
+    auto [it, fresh] = cache.paths_.try_emplace(key, Entry{value, hwcap == 0});
+    if (!fresh && !it->second.plain && hwcap == 0) it->second = Entry{value, true};
   }
   return cache;
 }
 
 Result<LdCache> LdCache::load(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return make_error(Errc::io_error, "cannot read " + path);
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  return parse(bytes.str(), path);
+  // One read into one buffer: no stream copies (every job's start-up pays this).
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return make_error(Errc::io_error, "cannot read " + path);
+  std::string bytes;
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && st.st_size > 0) bytes.resize(static_cast<std::size_t>(st.st_size));
+  std::size_t got = 0;
+  while (got < bytes.size()) {
+    const ssize_t n = ::read(fd, bytes.data() + got, bytes.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += static_cast<std::size_t>(n);
+  }
+  ::close(fd);
+  bytes.resize(got);
+  return parse(std::move(bytes), path);
 }
 
 std::string LdCache::find(const std::string& soname) const {
   auto it = paths_.find(soname);
-  return it == paths_.end() ? std::string() : it->second;
+  return it == paths_.end() ? std::string() : std::string(it->second.path);
 }
 
 }  // namespace cosched::launcher
