@@ -104,7 +104,8 @@ ParsedOptions parse_options(int argc, char** argv) {
                  "iterations run natively before measurement starts (periodicity detection; 0 = explicit API)")
       ->check(CLI::Range(0, 1 << 20))->capture_default_str();
   app.add_option("--baseline", o.sim.analyzer.baseline,
-                 "as cosched-rm --baseline: SelfAnalyzer baseline under policies that use speedups (auto), always, never")
+                 "as cosched-rm --baseline: SelfAnalyzer baseline under policies that use speedups, once a job shares the "
+                 "machine (auto), always (from the start, any policy), never")
       ->check(CLI::IsMember({"auto", "always", "never"}))
       ->capture_default_str();
   app.add_flag("--no-analyzer", no_analyzer, "jobs never measure themselves: no baseline, no reports");

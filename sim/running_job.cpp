@@ -156,6 +156,12 @@ void RunningJob::after_report(double t, double iteration_seconds) {
   }
 }
 
+void RunningJob::share() {
+  if (shared_) return;
+  shared_ = true;
+  if (analyzer_enabled_) analyzer_.enable_baseline();
+}
+
 void RunningJob::set_slowdown(double t, double slowdown) {
   progress_.set_slowdown(t, slowdown);
   ++generation_;

@@ -48,6 +48,8 @@ class RunningJob {
   void on_resume(double t);
   // Memory contention: from t the job's work goes `slowdown` times slower (its pending events are stale).
   void set_slowdown(double t, double slowdown);
+  // Another job runs or waits (--baseline auto): the SelfAnalyzer's baseline may start (once).
+  void share();
 
   struct Next {
     double t = std::numeric_limits<double>::infinity();
@@ -91,6 +93,7 @@ class RunningJob {
   double iteration_work_;
   std::int64_t iteration_ = 0;  // index of the iteration in progress
   int detect_left_ = 0;
+  bool shared_ = false;  // share() was called
   // Analyzer iterations when an iteration was last discarded for a change of CPU set (cpu_set_changed()).
   static constexpr std::uint64_t kNever = ~std::uint64_t{0};
   std::uint64_t discard_at_ = kNever;

@@ -62,7 +62,16 @@ bool Simulator::note_analyzing(Slot& slot) {
   return true;
 }
 
+// As Daemon::follow_sharing: under --baseline auto a job's baseline waits until another job runs or one
+// waits for admission, and from then on it measures for the rest of its run.
+void Simulator::follow_sharing() {
+  if (config_.analyzer.baseline != "shared") return;
+  if (running_.size() < 2 && queue_.empty()) return;
+  for (auto& [id, slot] : running_) slot.job->share();
+}
+
 bool Simulator::decide(policy::Event event, policy::JobId subject) {
+  follow_sharing();
   snapshot_.now = now_;
   snapshot_.event = event;
   snapshot_.subject = subject;

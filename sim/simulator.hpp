@@ -138,6 +138,7 @@ class Simulator {
   void open_sensor_intervals();
 
   // sim_rm.cpp: the resource manager's side (snapshot, decide, apply, placement, reports)
+  void follow_sharing();
   bool decide(policy::Event event, policy::JobId subject);
   bool apply(const policy::Decision& d, policy::Event event, policy::JobId subject);
   void on_tick(std::int64_t index);

@@ -131,7 +131,12 @@ class Daemon {
   void arm_narrow_poll();   // the narrow timer runs while some job runs narrowed, and only then
   [[nodiscard]] std::pair<int, CpuSet> running_set(const Job& j, int count, const CpuSet& cpus) const;
   void publish_and_apply(Job& j, int from_count, int count, const CpuSet& cpus);
-  [[nodiscard]] bool baseline_wanted() const;
+  [[nodiscard]] bool baseline_wanted() const;          // the policy uses speedups (or --baseline says)
+  [[nodiscard]] bool baseline_wanted(const Job& j) const;  // ... and this job may measure now
+  void follow_sharing();
+  // A queuing system says how many jobs wait each time it asks may_start, and it asks every few hundred
+  // milliseconds while any wait; a count older than this (our choice) means nobody is asking any more.
+  static constexpr double kQueuedFreshS = 2.0;
 
   // slurm_arrivals.cpp: Slurm jobs announced by their prolog, not registered yet (docs/slurm.md)
   void expect_slurm_job(std::int64_t slurm_job_id);

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <set>
 
 #include "cosched/log.hpp"
 #include "daemon.hpp"
@@ -96,7 +97,7 @@ void Daemon::admit(Conn& c, RegisterRequest body, const std::string& key, int ra
   }
   j.arena = std::move(*arena);
   j.arena->set_baseline(baseline_cpus_for(cfg_, j.request));
-  j.arena->set_baseline_wanted(baseline_wanted());
+  j.arena->set_baseline_wanted(baseline_wanted(j));
   j.pidfd = pidfd_open(j.pid);
   if (auto st = enforcer_->attach(j); !st) {
     COSCHED_WARN(enforce, "job {}: cannot confine it ({}); it is scheduled by team size only", j.id, st.error().message);
@@ -215,9 +216,6 @@ policy::Snapshot Daemon::snapshot(policy::Event event, policy::JobId subject) {
   s.subject = subject;
   s.machine = topo_.machine();
   s.quantum = cfg_.quantum_ms / 1000.0;
-  // A queuing system says how many jobs wait each time it asks may_start, and it asks every few hundred
-  // milliseconds while any wait; a count older than this (our choice) means nobody is asking any more.
-  constexpr double kQueuedFreshS = 2.0;
   s.queued = queued_at_ >= 0 && s.now - queued_at_ <= kQueuedFreshS ? queued_ : 0;
   s.cluster = cluster_;
   s.jobs.reserve(jobs_.size());
@@ -271,6 +269,7 @@ policy::Snapshot Daemon::snapshot(policy::Event event, policy::JobId subject) {
 }
 
 void Daemon::decide(policy::Event event, policy::JobId subject) {
+  follow_sharing();
   auto d = policy_->decide(snapshot(event, subject));
   apply(d, event, subject);
 }
@@ -470,6 +469,33 @@ bool Daemon::baseline_wanted() const {
   if (cfg_.baseline == "always") return true;
   if (cfg_.baseline == "never") return false;
   return policy_->uses_speedup();
+}
+
+bool Daemon::baseline_wanted(const Job& j) const {
+  return baseline_wanted() && (cfg_.baseline == "always" || j.shared);
+}
+
+// Under --baseline auto, a job's baseline waits until it first shares the machine (our choice; PDPA §3.1
+// measures every job's baseline as it starts). A job alone gets every CPU it asked for whatever its speedup,
+// so a baseline then changes no decision and only costs the job: NPB EP class A alone under PDPA on 2 CPUs,
+// whose 16 iterations last 0.2 s each, spent 4 of them on 1 CPU and took 1.23 times its native time. A job
+// shares the machine from the moment another job runs or one waits for admission (the queuing system's count
+// at may_start), and from then on measures as before: its baseline is not turned off again when it is alone
+// once more, so no attempt is cut short.
+void Daemon::follow_sharing() {
+  if (!baseline_wanted() || cfg_.baseline == "always") return;
+  std::set<policy::JobId> views;
+  for (const auto& [id, j] : jobs_) views.insert(view_id(j));
+  const bool queued = queued_ > 0 && queued_at_ >= 0 && now() - queued_at_ <= kQueuedFreshS;
+  if (views.size() < 2 && !queued) return;
+  for (auto& [id, j] : jobs_) {
+    if (j.shared) continue;
+    j.shared = true;
+    j.arena->set_baseline_wanted(true);
+    remember_why(j, "sharing", j.allocation, j.allocation,
+                 views.size() >= 2 ? "another job runs: its SelfAnalyzer baseline may start"
+                                   : "a job waits for admission: its SelfAnalyzer baseline may start");
+  }
 }
 
 // The job's own account of its teams (rule 5 of docs/architecture.md, "Team sizes a program can observe"):

@@ -134,7 +134,8 @@ int main(int argc, char** argv) {
       ->default_str("auto");
   app.add_option("--baseline", cfg.baseline,
                  "when jobs measure a SelfAnalyzer baseline (a few iterations at --baseline-cpus): auto (when the "
-                 "policy uses speedups: pdpa, equal_eff), always (speedups in status under any policy), never")
+                 "policy uses speedups: pdpa, equal_eff; a job alone waits until another runs or waits), always "
+                 "(every job from its start, under any policy: speedups in status), never")
       ->check(CLI::IsMember({"auto", "always", "never"}))
       ->capture_default_str();
   app.add_option("--topology", cfg.synthetic_topology,

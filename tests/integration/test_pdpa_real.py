@@ -100,7 +100,9 @@ class PdpaBoundsAndWorkConservation(RmTestCase):
         # (a warm-up and 3 samples), a warm-up at 2, then 2 from then on; by the 10th iteration after the
         # baseline it must be back at 2 whatever PDPA decides (it is alone: nothing may take its CPU). Detection
         # takes longer on a loaded machine (9 iterations seen); the baseline stretch is what is bounded.
-        rm = self.start_rm(policy="pdpa", quantum_ms=100)
+        # --baseline always: by default a job alone defers its baseline (the next test); here it runs it as
+        # PDPA's paper does, as the job starts, and the stretch it spends there is what is checked.
+        rm = self.start_rm("--baseline", "always", policy="pdpa", quantum_ms=100)
         job = self.start_job([program("amdahl-clang"), "--serial-fraction", "0.2", "--iterations", "40",
                               "--work-ms", "30"], rm, request=2, launcher=["--malleable"])
         restarts = 0  # measurements started over (status), read while it runs
@@ -125,6 +127,35 @@ class PdpaBoundsAndWorkConservation(RmTestCase):
         self.assertLessEqual(later, restarts, f"a baseline resumed without a restart: {teams}")
         allocations = {x["allocated"] for d in rm.decisions() for x in d["jobs"] if x["pid"] == job.pid}
         self.assertEqual(allocations, {2}, "alone, it holds both CPUs throughout")
+
+    def test_a_job_alone_defers_its_baseline_until_another_job_arrives(self):
+        # --baseline auto (the default; Daemon::follow_sharing): a job alone keeps both CPUs whatever its speedup,
+        # so its 1-CPU baseline would change no decision and only cost it. It finds its period, runs on at 2
+        # threads with its baseline waiting, and measures once a second job arrives.
+        rm = self.start_rm(policy="pdpa", quantum_ms=100)
+        args = [program("amdahl-clang"), "--serial-fraction", "0.2", "--work-ms", "30"]
+        first = self.start_job(args + ["--iterations", "150"], rm, request=2, launcher=["--malleable"])
+        # 15 iterations after its period was found (status counts the analyzer's iterations from there).
+        alone = wait_for(lambda: (lambda j: j if j and j["iterations"] >= 15 else None)(rm.job(first.pid)),
+                         timeout=30, interval=0.05, what="15 measured iterations of the lone job")
+        self.assertTrue(alone["baseline_waits"], alone)
+        self.assertEqual(alone["phase"], "measuring", alone)
+        self.assertIsNone(alone["speedup"], alone)
+        teams = first.teams()
+        self.assertGreaterEqual(len(teams), 15, teams)
+        self.assertEqual(set(teams[:15]), {"2"}, f"alone, every iteration runs the whole grant: {teams}")
+
+        second = self.start_job(args + ["--iterations", "60"], rm, request=2, launcher=["--malleable"])
+        shared = wait_for(lambda: (lambda j: j if j and not j["baseline_waits"] else None)(rm.job(first.pid)),
+                          timeout=10, interval=0.05, what="the first job's baseline no longer waiting")
+        self.assertIn("another job runs", rm.ctl("why", str(shared["id"])).stdout)
+        # The arrival took its share (1 CPU each), so the first job's report is at 1 CPU.
+        reported = rm.wait_for_report_unless_loaded(first.pid, timeout=30, what="the first job's speedup")
+        self.assertEqual(second.wait(), 0, second.stderr())
+        self.assertEqual(first.wait(), 0, first.stderr())
+        if reported is not None:
+            self.assertGreaterEqual(reported["reports"], 1, reported)
+            self.assertEqual(reported["measured_cpus"], 1, reported)
 
 
 if __name__ == "__main__":

@@ -9,11 +9,15 @@ WORK = ["--iterations", "100000", "--work-ms", "30", "--quiet"]
 # The Amdahl program adapts to any team size, so it says so (cosched-run --malleable): its 1-CPU baseline then
 # runs one thread. Without the opt-in, cosched never gives it a team of 1 (docs/architecture.md, rule 7).
 MALLEABLE = ["--malleable"]
+# A job alone defers its baseline under the default --baseline auto (docs/selfanalyzer.md, "A baseline waits
+# while a job is alone"); the PDPA cases judge one job alone, so they ask for the paper's rule: a baseline at
+# once.
+MEASURE_ALONE = ("--baseline", "always")
 
 
 class Pdpa(RmTestCase):
     def test_non_scalable_job_is_judged_dec_and_gives_its_cpu_to_a_newcomer(self):
-        rm = self.start_rm(policy="pdpa")
+        rm = self.start_rm(*MEASURE_ALONE, policy="pdpa")
         job = self.start_job([program("amdahl-clang"), "--serial-fraction", "1.0"] + WORK, rm, request=2,
                              launcher=MALLEABLE)
         wait_for(lambda: (rm.job(job.pid) or {}).get("allocated") == 2, what="NO_REF allocation of 2")
@@ -42,7 +46,7 @@ class Pdpa(RmTestCase):
 
     def test_scalable_job_keeps_its_cpus(self):
         def smallest_allocation_after_judgement():
-            rm = self.start_rm(policy="pdpa")
+            rm = self.start_rm(*MEASURE_ALONE, policy="pdpa")
             job = self.start_job([program("amdahl-clang"), "--serial-fraction", "0"] + WORK, rm, request=2,
                              launcher=MALLEABLE)
             judged = rm.wait_for_report_unless_loaded(
@@ -69,7 +73,7 @@ class WhyListsStateChanges(RmTestCase):
     def test_a_state_change_without_a_new_allocation_is_in_why(self):
         # A job holding its whole request that is judged (NO_REF → STABLE or INC, or DEC) changes state; when
         # its allocation stays, `why` must still say so, as the decision log and status do.
-        rm = self.start_rm(policy="pdpa")
+        rm = self.start_rm(*MEASURE_ALONE, policy="pdpa")
         job = self.start_job([program("amdahl-clang"), "--serial-fraction", "0"] + WORK, rm, request=2,
                              launcher=MALLEABLE)
         # (UNMEASURED is no judgement: a report that comes more than 10 iterations after the period was found,
@@ -104,10 +108,15 @@ class Equipartition(RmTestCase):
         wait_for(lambda: (rm.job(job.pid) or {}).get("phase") == "measuring", timeout=30, what="measuring")
         self.assertIsNone(rm.job(job.pid)["speedup"])  # one allocation, no baseline: nothing to compare
         rm.ctl("policy", "pdpa")
-        # Measured against a new baseline and judged: DEC (alone, it keeps its CPUs as a loan).
+        # Alone, its baseline waits (--baseline auto): nothing would take the CPUs it might give up.
+        j = wait_for(lambda: rm.job(job.pid), what="the job after the switch")
+        self.assertTrue(j["baseline_waits"], j)
+        # A second job arrives and takes its share: the first is measured, at the CPU it keeps, and judged.
         # (Under outside load it may withhold its report instead, and say why.)
-        rm.wait_for_report_unless_loaded(job.pid, also=lambda j: j["policy_state"] == "DEC",
-                                         what="PDPA to measure the job and judge it DEC")
+        self.start_job([program("amdahl-clang"), "--serial-fraction", "0"] + WORK, rm, request=2, launcher=MALLEABLE)
+        wait_for(lambda: not rm.job(job.pid)["baseline_waits"], what="the first job's baseline no longer waiting")
+        rm.wait_for_report_unless_loaded(job.pid, also=lambda j: j["policy_state"] in ("INC", "STABLE", "DEC"),
+                                         what="PDPA to measure the job and judge it")
 
 
 class RuntimeSwitch(RmTestCase):

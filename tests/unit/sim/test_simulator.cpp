@@ -67,6 +67,23 @@ TEST(Simulator, TheSelfAnalyzerBaselineIsPaidByTheJob) {
   EXPECT_EQ(out.stats.reports, 1u);
 }
 
+// cosched-rm --baseline auto (Daemon::follow_sharing): under a policy that uses speedups, a job alone runs
+// no baseline, which would change no decision; once another job arrives it measures.
+TEST(Simulator, UnderPdpaAJobAloneWaitsWithItsBaselineUntilAnotherJobArrives) {
+  Apps apps;
+  SimConfig c;
+  c.cpus = 4;
+  auto alone = simulate(c, {job(1, 0, 4, 10, apps.linear)}, "pdpa");
+  EXPECT_DOUBLE_EQ(alone.jobs[0].end, 10);  // every iteration at 4 CPUs
+  EXPECT_EQ(alone.stats.reports, 0u);
+  c.analyzer.baseline = "always";  // PDPA §3.1: the baseline as the job starts
+  auto paper = simulate(c, {job(1, 0, 4, 10, apps.linear)}, "pdpa");
+  EXPECT_DOUBLE_EQ(paper.jobs[0].end, 12.25);  // as TheSelfAnalyzerBaselineIsPaidByTheJob
+  c.analyzer.baseline = "auto";
+  auto pair = simulate(c, {job(1, 0, 4, 10, apps.linear), job(2, 3, 4, 10, apps.linear)}, "pdpa");
+  EXPECT_GT(pair.stats.reports, 0u);  // both measure once they share the machine
+}
+
 TEST(Simulator, EquipartitionJobsSkipTheBaseline) {
   Apps apps;
   SimConfig c;
