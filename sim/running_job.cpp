@@ -156,16 +156,10 @@ void RunningJob::after_report(double t, double iteration_seconds) {
   }
 }
 
-bool RunningJob::share(double t) {
-  if (shared_) return false;
+void RunningJob::share() {
+  if (shared_) return;
   shared_ = true;
-  if (!analyzer_enabled_) return false;
-  analyzer_.enable_baseline();
-  // A job alone that stopped being observed (it had nothing new to publish) has a baseline to run now, as
-  // libruntime would from its next iteration: watch it again from the next boundary.
-  if (watch_ != Watch::off || !started() || !runnable_) return false;
-  on_resume(t);
-  return true;
+  if (analyzer_enabled_) analyzer_.enable_baseline();
 }
 
 void RunningJob::set_slowdown(double t, double slowdown) {

@@ -48,9 +48,8 @@ class RunningJob {
   void on_resume(double t);
   // Memory contention: from t the job's work goes `slowdown` times slower (its pending events are stale).
   void set_slowdown(double t, double slowdown);
-  // Another job runs or waits (--baseline auto): the SelfAnalyzer's baseline may start (once). True when
-  // the job's pending events changed (the caller reschedules it).
-  bool share(double t);
+  // Another job runs or waits (--baseline auto): the SelfAnalyzer's baseline may start (once).
+  void share();
 
   struct Next {
     double t = std::numeric_limits<double>::infinity();

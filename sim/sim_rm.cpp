@@ -67,9 +67,7 @@ bool Simulator::note_analyzing(Slot& slot) {
 void Simulator::follow_sharing() {
   if (config_.analyzer.baseline != "shared") return;
   if (running_.size() < 2 && queue_.empty()) return;
-  for (auto& [id, slot] : running_) {
-    if (slot.job->share(now_)) schedule(id);
-  }
+  for (auto& [id, slot] : running_) slot.job->share();
 }
 
 bool Simulator::decide(policy::Event event, policy::JobId subject) {
