@@ -1,11 +1,9 @@
 #include "elf_needed.hpp"
 
-#include <elf.h>
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
+#include "file_bytes.hpp"
 
-#include <cerrno>
+#include <elf.h>
+
 #include <cstring>
 
 namespace cosched::launcher {
@@ -53,24 +51,9 @@ bool imports_prefix(const std::string& buf, const Elf64_Ehdr& eh, const char* pr
 }  // namespace
 
 Result<ElfFacts> elf_facts(const std::string& path) {
-  // POSIX reads, not a stream: a directory made std::ifstream throw, and O_NONBLOCK keeps a FIFO from
-  // blocking the open (it is then refused as not a regular file).
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) return make_error(Errc::io_error, "cannot read " + path + ": " + std::strerror(errno));
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return make_error(Errc::io_error, path + ": not a regular file");
-  }
-  std::string buf;
-  char chunk[65536];
-  for (;;) {
-    ssize_t n = ::read(fd, chunk, sizeof chunk);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    buf.append(chunk, static_cast<std::size_t>(n));
-  }
-  ::close(fd);
+  auto bytes = regular_file_bytes(path);
+  if (!bytes.ok()) return bytes.error();
+  const std::string& buf = *bytes;
   Elf64_Ehdr eh{};
   if (!read_at(buf, 0, eh) || std::memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0) {
     return make_error(Errc::parse_error, path + ": not an ELF file");

@@ -1,12 +1,9 @@
 #include "ld_cache.hpp"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <cstdint>
 #include <cstring>
+
+#include "file_bytes.hpp"
 
 namespace cosched::launcher {
 
@@ -89,22 +86,9 @@ Result<LdCache> LdCache::parse(std::string bytes, const std::string& origin) {
 }
 
 Result<LdCache> LdCache::load(const std::string& path) {
-  // One read into one buffer: no stream copies (every job's start-up pays this).
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return make_error(Errc::io_error, "cannot read " + path);
-  std::string bytes;
-  struct stat st {};
-  if (::fstat(fd, &st) == 0 && st.st_size > 0) bytes.resize(static_cast<std::size_t>(st.st_size));
-  std::size_t got = 0;
-  while (got < bytes.size()) {
-    const ssize_t n = ::read(fd, bytes.data() + got, bytes.size() - got);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    got += static_cast<std::size_t>(n);
-  }
-  ::close(fd);
-  bytes.resize(got);
-  return parse(std::move(bytes), path);
+  auto bytes = regular_file_bytes(path);
+  if (!bytes.ok()) return bytes.error();
+  return parse(std::move(*bytes), path);
 }
 
 std::string LdCache::find(const std::string& soname) const {
