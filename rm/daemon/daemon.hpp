@@ -134,8 +134,9 @@ class Daemon {
   [[nodiscard]] bool baseline_wanted() const;          // the policy uses speedups (or --baseline says)
   [[nodiscard]] bool baseline_wanted(const Job& j) const;  // ... and this job may measure now
   void follow_sharing();
-  // A queuing system says how many jobs wait each time it asks may_start, and it asks every few hundred
-  // milliseconds while any wait; a count older than this (our choice) means nobody is asking any more.
+  // The jobs waiting for admission, as the queuing system last said at may_start. It asks every few hundred
+  // milliseconds while any wait; a count older than kQueuedFreshS (our choice) means nobody asks any more.
+  [[nodiscard]] int queued_now() const;
   static constexpr double kQueuedFreshS = 2.0;
 
   // slurm_arrivals.cpp: Slurm jobs announced by their prolog, not registered yet (docs/slurm.md)

@@ -7,7 +7,6 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
-#include <set>
 
 #include "cosched/log.hpp"
 #include "daemon.hpp"
@@ -216,7 +215,7 @@ policy::Snapshot Daemon::snapshot(policy::Event event, policy::JobId subject) {
   s.subject = subject;
   s.machine = topo_.machine();
   s.quantum = cfg_.quantum_ms / 1000.0;
-  s.queued = queued_at_ >= 0 && s.now - queued_at_ <= kQueuedFreshS ? queued_ : 0;
+  s.queued = queued_now();
   s.cluster = cluster_;
   s.jobs.reserve(jobs_.size());
   for (const Unit& u : units()) {
@@ -484,18 +483,24 @@ bool Daemon::baseline_wanted(const Job& j) const {
 // once more, so no attempt is cut short.
 void Daemon::follow_sharing() {
   if (!baseline_wanted() || cfg_.baseline == "always") return;
-  std::set<policy::JobId> views;
-  for (const auto& [id, j] : jobs_) views.insert(view_id(j));
-  const bool queued = queued_ > 0 && queued_at_ >= 0 && now() - queued_at_ <= kQueuedFreshS;
-  if (views.size() < 2 && !queued) return;
+  // Runs at every decision: nothing to do once every job shares (the usual case), and no allocation.
+  if (std::all_of(jobs_.begin(), jobs_.end(), [](const auto& e) { return e.second.shared; })) return;
+  const bool others = !jobs_.empty() && std::any_of(jobs_.begin(), jobs_.end(), [&](const auto& e) {
+    return view_id(e.second) != view_id(jobs_.begin()->second);
+  });
+  if (!others && queued_now() == 0) return;
   for (auto& [id, j] : jobs_) {
     if (j.shared) continue;
     j.shared = true;
     j.arena->set_baseline_wanted(true);
     remember_why(j, "sharing", j.allocation, j.allocation,
-                 views.size() >= 2 ? "another job runs: its SelfAnalyzer baseline may start"
-                                   : "a job waits for admission: its SelfAnalyzer baseline may start");
+                 others ? "another job runs: its SelfAnalyzer baseline may start"
+                        : "a job waits for admission: its SelfAnalyzer baseline may start");
   }
+}
+
+int Daemon::queued_now() const {
+  return queued_at_ >= 0 && now() - queued_at_ <= kQueuedFreshS ? queued_ : 0;
 }
 
 // The job's own account of its teams (rule 5 of docs/architecture.md, "Team sizes a program can observe"):
