@@ -46,6 +46,7 @@ int g_team_before = 0;     // the team of the previous region (measure_region's 
 int g_default_baseline = 1;  // COSCHED_BASELINE
 std::uint64_t g_released_spin_ns = 0;  // how long workers a team released keep spinning (Options)
 bool g_seen_no_baseline = false;
+bool g_seen_baseline_waits = false;
 
 // A baseline by narrowing (docs/selfanalyzer.md, "Teams that cannot shrink"): when the team cannot run the
 // baseline itself, the job asks the RM for fewer CPUs and keeps its team; its samples are keyed by the CPUs
@@ -138,6 +139,11 @@ inline void follow_rm() noexcept {
   if (no_baseline != g_seen_no_baseline) {
     g_seen_no_baseline = no_baseline;
     g_analyzer->set_baseline_enabled(!no_baseline);
+  }
+  const bool baseline_waits = (flags & proto::rm_baseline_waits) != 0;
+  if (baseline_waits != g_seen_baseline_waits) {
+    g_seen_baseline_waits = baseline_waits;
+    g_analyzer->set_baseline_waits(baseline_waits);
   }
   // The baseline is never below the smallest team cosched may give (2 unless the job is malleable): a
   // baseline at 1 CPU then needs the RM to narrow the job's CPUs, since its team may not shrink to 1.

@@ -31,6 +31,56 @@ void Analyzer::set_baseline_enabled(bool on) noexcept {
   }
 }
 
+// The RM sets it while the job is alone (--baseline auto: Daemon::follow_sharing). An attempt in progress
+// pauses: the job runs at its grant at once, and the clean samples it took at the baseline size are kept.
+// When another job comes, the attempt resumes with them (our choice). Ending the attempt for good cost
+// NPB BT class A, whose iterations last 10 s, a fresh attempt each time a neighbour came back in PDPA's
+// workload 1 (cosched-sim: mean response 141 → 173 s at 60 % load); letting it go on made NPB EP class A,
+// left alone with 2.2 s to run, finish its narrowed baseline on 1 CPU of 2.
+void Analyzer::set_baseline_waits(bool waits) noexcept {
+  if (waits == baseline_waits_) return;
+  baseline_waits_ = waits;
+  if (waits && (phase_ == Phase::baseline || suspended_ == Phase::baseline)) {
+    pause_baseline();
+    if (phase_ == Phase::baseline) phase_ = Phase::measuring;  // the samples at hand count at their team too
+    if (suspended_ == Phase::baseline) suspended_ = Phase::measuring;
+    ++progress_version_;
+  } else if (!waits && baseline_enabled_ && phase_ == Phase::measuring && !has_baseline_ && baseline_retry_at_ == 0) {
+    if (paused_.window.size() > 0) {
+      resume_baseline();
+    } else {
+      restart_measurement(proto::MeasureRestart::none);
+    }
+  }
+}
+
+void Analyzer::pause_baseline() noexcept {
+  paused_.window.clear();
+  if (window_team_ < 1 || window_.size() == 0) return;
+  paused_.window = window_;
+  paused_.team = window_team_;
+  paused_.load = window_load_;
+  paused_.load_since_ns = window_load_since_ns_;
+  paused_.attempt_samples = baseline_attempt_samples_;
+  paused_.attempt_timed = baseline_attempt_timed_;
+}
+
+void Analyzer::resume_baseline() noexcept {
+  ++progress_version_;
+  phase_ = Phase::baseline;
+  window_ = paused_.window;
+  window_team_ = paused_.team;
+  window_load_ = paused_.load;
+  window_load_since_ns_ = paused_.load_since_ns;
+  load_shift_ = 0;
+  baseline_attempt_samples_ = paused_.attempt_samples;
+  baseline_attempt_timed_ = paused_.attempt_timed;
+  change_.reset_times();
+  iter_dirty_ = true;  // the iteration in progress ran at the grant
+  paused_.window.clear();
+  count_baseline_sample();  // the bound counts resumptions: a neighbour that comes and goes ends the attempt
+}
+
 // --- event entry points -------------------------------------------------------------------------
 
 void Analyzer::on_region_at(std::uint64_t region_id, int team, ClockFn now, std::uint64_t t_ns) noexcept {
@@ -120,6 +170,7 @@ void Analyzer::restart_measurement(proto::MeasureRestart why) noexcept {
   }
   phase_ = first_phase();
   suspended_ = Phase::none;
+  paused_.window.clear();
   baseline_attempt_samples_ = -1;
   baseline_attempt_timed_ = 0;
   baseline_abandoned_ = 0;
@@ -199,7 +250,7 @@ void Analyzer::bound_baseline(bool mixed_teams) noexcept {
     baseline_attempt_samples_ = -1;
     baseline_attempt_timed_ = 0;
     // Measuring without a baseline after an abandoned attempt: try again when due.
-    if (phase_ == Phase::measuring && !has_baseline_ && baseline_enabled_ && baseline_retry_at_ != 0 &&
+    if (phase_ == Phase::measuring && !has_baseline_ && baseline_enabled_ && !baseline_waits_ && baseline_retry_at_ != 0 &&
         iterations_ >= baseline_retry_at_) {
       baseline_retry_at_ = 0;
       phase_ = Phase::baseline;

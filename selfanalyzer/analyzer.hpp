@@ -150,6 +150,10 @@ class Analyzer {
   // allocation only, and reports a speedup once it has run at two team sizes anyway (the most recent
   // other one is the reference). Turning it back on starts a baseline. O(1).
   void set_baseline_enabled(bool on) noexcept;
+  // Caller: the runtime with the RM's rm_baseline_waits flag (the job is alone). While it waits no baseline
+  // attempt runs: one in progress pauses, keeping its samples. Turning it off resumes that attempt, or
+  // starts one unless a baseline was completed. O(1).
+  void set_baseline_waits(bool waits) noexcept;
 
   // Caller: the runtime after on_region / on_iteration_end, to publish into the arena when report_seq()
   // moved. report() fills `out` and returns false while no report exists (a program without
@@ -199,7 +203,9 @@ class Analyzer {
  private:
   void on_region_at(std::uint64_t region_id, int team, ClockFn now, std::uint64_t t_ns) noexcept;
   void on_lock_changed(int period) noexcept;
-  [[nodiscard]] Phase first_phase() const noexcept { return baseline_enabled_ ? Phase::baseline : Phase::measuring; }
+  [[nodiscard]] Phase first_phase() const noexcept {
+    return baseline_enabled_ && !baseline_waits_ ? Phase::baseline : Phase::measuring;
+  }
   void restart_measurement(proto::MeasureRestart why) noexcept;
   [[nodiscard]] bool unlike_work(int cpus, double time_s, double efficiency, std::uint64_t t_ns) noexcept;
   void open_iteration(std::uint64_t t_ns, std::uint64_t wait_ns) noexcept;
@@ -221,6 +227,8 @@ class Analyzer {
   void bound_baseline(bool mixed_teams) noexcept;
   void count_baseline_sample() noexcept;
   void abandon_baseline() noexcept;
+  void pause_baseline() noexcept;
+  void resume_baseline() noexcept;
   void publish(std::uint64_t t_ns) noexcept;
   void set_no_speedup(proto::NoSpeedup why, double window_s = 0, int window_cpus = 0) noexcept {
     if (why == proto::NoSpeedup::none) window_s = 0, window_cpus = 0;
@@ -242,6 +250,7 @@ class Analyzer {
   Config cfg_;
   int baseline_cpus_;
   bool baseline_enabled_ = true;
+  bool baseline_waits_ = false;  // set_baseline_waits
   PeriodicityDetector detector_;
   ChangeDetector change_;
   SampleWindow window_;  // clean iteration times at window_team_
@@ -307,6 +316,17 @@ class Analyzer {
   std::uint64_t baseline_retry_at_ = 0;
   double unreported_s_ = 0;
   int unreported_cpus_ = 0;
+  // A baseline attempt paused while the job is alone (set_baseline_waits): its window (empty: none) and
+  // where the attempt stood, to resume when another job comes.
+  struct PausedBaseline {
+    SampleWindow window{kMaxWindow};
+    int team = 0;
+    double load = -1;
+    std::uint64_t load_since_ns = 0;
+    int attempt_samples = -1;
+    int attempt_timed = 0;
+  };
+  PausedBaseline paused_;
 };
 
 }  // namespace cosched::sa

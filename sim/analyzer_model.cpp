@@ -13,8 +13,9 @@ AnalyzerModel::AnalyzerModel(const AnalyzerSettings& settings, std::uint64_t see
       rng_(seed),
       released_spin_ns_(static_cast<std::uint64_t>(std::max(settings.released_spin_s, 0.0) * 1e9)) {
   // By the time the simulator builds a job, "auto" was resolved against the policy (Simulator's constructor):
-  // "shared" waits for enable_baseline(), when the job first shares the machine.
-  analyzer_->set_baseline_enabled(settings.baseline != "never" && settings.baseline != "shared");
+  // "shared" waits while the job is alone (set_baseline_waits, as the RM's rm_baseline_waits).
+  analyzer_->set_baseline_enabled(settings.baseline != "never");
+  analyzer_->set_baseline_waits(settings.baseline == "shared");
 }
 
 int AnalyzerModel::begin_iteration(int allocation, bool dirty) {

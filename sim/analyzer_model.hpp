@@ -38,7 +38,7 @@ struct AnalyzerSettings {
   int detect_iterations = 0;  // iterations run natively before measurement starts (a DPD's detection delay;
                               // 0 = explicit iteration API, measurement from the first iteration)
   // As cosched-rm's --baseline: "auto" measures a baseline only under policies that use speedups (the RM
-  // sets rm_no_baseline otherwise), and only once the job shares the machine (resolved to "shared"),
+  // sets rm_no_baseline otherwise), and only while the job shares the machine (resolved to "shared"),
   // "always" (from the start, under any policy), "never".
   std::string baseline = "auto";
 };
@@ -49,8 +49,8 @@ class AnalyzerModel {
 
   // The team libruntime would set at a parallel region, given the RM's allocation.
   [[nodiscard]] int team_for(int allocation) const { return analyzer_->team_for(allocation); }
-  // The RM turned the job's baseline on (rm_no_baseline cleared).
-  void enable_baseline() { analyzer_->set_baseline_enabled(true); }
+  // The job is alone, or shares the machine again (rm_baseline_waits).
+  void set_baseline_waits(bool waits) { analyzer_->set_baseline_waits(waits); }
 
   // cosched_iter_begin, then the iteration's first parallel region with team_for(allocation). Returns
   // the team. `dirty`: the iteration is known to straddle a change (libruntime's discard_iteration).

@@ -50,6 +50,7 @@ RunningJob::RunningJob(const JobSpec& spec, const AnalyzerSettings& analyzer, co
       detect_left_(analyzer_enabled_ ? detection_iterations(*spec.app, analyzer) : 0),
       startup_noise_(analyzer.startup_noise),
       startup_s_(analyzer.startup_s) {
+  baseline_waits_ = analyzer.baseline == "shared";
   // Enough for a warm-up iteration, a full window and the first report at a team, with room to spare. With
   // noise every sample differs, and a later one may give the fit it needs: keep observing then.
   const sa::Config c = sa::sanitize(analyzer.config);
@@ -156,10 +157,21 @@ void RunningJob::after_report(double t, double iteration_seconds) {
   }
 }
 
-void RunningJob::share() {
-  if (shared_) return;
-  shared_ = true;
-  if (analyzer_enabled_) analyzer_.enable_baseline();
+bool RunningJob::set_baseline_waits(double t, bool waits) {
+  if (waits == baseline_waits_) return false;
+  baseline_waits_ = waits;
+  if (!analyzer_enabled_) return false;
+  analyzer_.set_baseline_waits(waits);
+  // libruntime: the next region runs with the team the Analyzer gives now (a baseline paused or resumed),
+  // not the next iteration. A job not observed now learns it at its next reallocation (docs/simulator.md).
+  if (watch_ != Watch::open || !runnable_) return false;
+  const int team = analyzer_.team_for(cpus_);
+  if (team == progress_.team()) return false;
+  progress_.advance(t);
+  analyzer_.region(team, t - iteration_started_);
+  set_team(t, team);
+  ++generation_;
+  return true;
 }
 
 void RunningJob::set_slowdown(double t, double slowdown) {

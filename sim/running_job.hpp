@@ -48,8 +48,9 @@ class RunningJob {
   void on_resume(double t);
   // Memory contention: from t the job's work goes `slowdown` times slower (its pending events are stale).
   void set_slowdown(double t, double slowdown);
-  // Another job runs or waits (--baseline auto): the SelfAnalyzer's baseline may start (once).
-  void share();
+  // Whether the job is alone (--baseline auto): the SelfAnalyzer's baseline waits. True when the job's
+  // team changed at t (its pending events are stale).
+  bool set_baseline_waits(double t, bool waits);
 
   struct Next {
     double t = std::numeric_limits<double>::infinity();
@@ -93,7 +94,7 @@ class RunningJob {
   double iteration_work_;
   std::int64_t iteration_ = 0;  // index of the iteration in progress
   int detect_left_ = 0;
-  bool shared_ = false;  // share() was called
+  bool baseline_waits_ = false;  // set_baseline_waits; from the start under "shared" (AnalyzerModel)
   // Analyzer iterations when an iteration was last discarded for a change of CPU set (cpu_set_changed()).
   static constexpr std::uint64_t kNever = ~std::uint64_t{0};
   std::uint64_t discard_at_ = kNever;

@@ -62,12 +62,14 @@ bool Simulator::note_analyzing(Slot& slot) {
   return true;
 }
 
-// As Daemon::follow_sharing: under --baseline auto a job's baseline waits until another job runs or one
-// waits for admission, and from then on it measures for the rest of its run.
+// As Daemon::follow_sharing: under --baseline auto a job's baseline waits while it is alone, that is unless
+// another job runs or one waits for admission.
 void Simulator::follow_sharing() {
   if (config_.analyzer.baseline != "shared") return;
-  if (running_.size() < 2 && queue_.empty()) return;
-  for (auto& [id, slot] : running_) slot.job->share();
+  const bool sharing = running_.size() >= 2 || !queue_.empty();
+  for (auto& [id, slot] : running_) {
+    if (slot.job->set_baseline_waits(now_, !sharing)) schedule(id);
+  }
 }
 
 bool Simulator::decide(policy::Event event, policy::JobId subject) {

@@ -60,8 +60,8 @@ Simulator::Simulator(const SimConfig& config, const std::vector<JobSpec>& jobs, 
   sensors_ = make_sensors(config_.sensor, config_.memory);
   // The daemon samples every quantum; so must the simulator while anything can be sampled.
   if (sensing_on_) config_.every_quantum = true;
-  // cosched-rm's --baseline auto: jobs measure a baseline only when the policy uses speedups, and each job
-  // only once it shares the machine ("shared": Daemon::follow_sharing, follow_sharing below).
+  // cosched-rm's --baseline auto: jobs measure a baseline only when the policy uses speedups, and only while
+  // they share the machine ("shared": Daemon::follow_sharing, Simulator::follow_sharing).
   if (config_.analyzer.baseline == "auto") config_.analyzer.baseline = policy_.uses_speedup() ? "shared" : "never";
 }
 

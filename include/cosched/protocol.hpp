@@ -108,6 +108,9 @@ enum RmFlags : std::uint32_t {
   // The policy uses no speedup (Equipartition, DSS): the SelfAnalyzer skips its baseline phase, so a job
   // never runs below its allocation just to be measured.
   rm_no_baseline = 1U << 1,
+  // The job is alone on the machine (cosched-rm --baseline auto): no SelfAnalyzer baseline attempt runs, and
+  // one in progress pauses with its samples; the RM clears it while another job runs or one waits.
+  rm_baseline_waits = 1U << 2,
 };
 
 // Whether libcosched may resize a job's teams, and why not (JobBlock::team_mode; docs/architecture.md,

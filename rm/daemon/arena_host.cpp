@@ -77,6 +77,11 @@ void ArenaHost::set_baseline_wanted(bool wanted) {
   a_->rm.flags.store(flags_, std::memory_order_release);
 }
 
+void ArenaHost::set_baseline_waits(bool waits) {
+  flags_ = waits ? (flags_ | proto::rm_baseline_waits) : (flags_ & ~std::uint32_t{proto::rm_baseline_waits});
+  a_->rm.flags.store(flags_, std::memory_order_release);
+}
+
 void ArenaHost::set_baseline(int cpus) {
   a_->rm.baseline_cpus.store(static_cast<std::uint32_t>(cpus), std::memory_order_release);
 }

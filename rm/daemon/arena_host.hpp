@@ -79,6 +79,8 @@ class ArenaHost {
   void set_baseline(int cpus);
   // Whether the job should measure a baseline (the policy uses speedups); takes effect at its next region.
   void set_baseline_wanted(bool wanted);
+  // Whether the job is alone (--baseline auto): no baseline attempt runs (proto::rm_baseline_waits).
+  void set_baseline_waits(bool waits);
 
   // job → RM, validated.
   [[nodiscard]] ArenaReport read_report() const;

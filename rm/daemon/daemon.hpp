@@ -132,12 +132,13 @@ class Daemon {
   [[nodiscard]] std::pair<int, CpuSet> running_set(const Job& j, int count, const CpuSet& cpus) const;
   void publish_and_apply(Job& j, int from_count, int count, const CpuSet& cpus);
   [[nodiscard]] bool baseline_wanted() const;          // the policy uses speedups (or --baseline says)
-  [[nodiscard]] bool baseline_wanted(const Job& j) const;  // ... and this job may measure now
-  void follow_sharing();
+  [[nodiscard]] bool baseline_waits() const;  // --baseline auto and the job is alone (follow_sharing)
+  void follow_sharing(const policy::Snapshot& s);
   // The jobs waiting for admission, as the queuing system last said at may_start. It asks every few hundred
   // milliseconds while any wait; a count older than kQueuedFreshS (our choice) means nobody asks any more.
   [[nodiscard]] int queued_now() const;
   static constexpr double kQueuedFreshS = 2.0;
+  bool sharing_ = false;  // two jobs run or one waits (follow_sharing)
 
   // slurm_arrivals.cpp: Slurm jobs announced by their prolog, not registered yet (docs/slurm.md)
   void expect_slurm_job(std::int64_t slurm_job_id);

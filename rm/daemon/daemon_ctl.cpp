@@ -83,8 +83,8 @@ json Daemon::job_json(const Job& j) const {
             {"cpu_wait", j.progress.cpu_wait >= 0 ? json(j.progress.cpu_wait) : json(nullptr)},
             {"contaminated_samples", j.progress.contaminated},
             {"phase", phase_name(j.progress.phase)},
-            // Its baseline waits until it shares the machine (--baseline auto; Daemon::follow_sharing).
-            {"baseline_waits", baseline_wanted() && !baseline_wanted(j)},
+            // Its baseline waits while it is alone (--baseline auto; Daemon::follow_sharing).
+            {"baseline_waits", baseline_wanted() && baseline_waits()},
             {"period", j.progress.period},
             // Whether the SelfAnalyzer found an iterative structure: true once it has a period; false when
             // it has none 1 s after arrival (one long region, or nothing that repeats: PDPA then counts the
@@ -286,7 +286,7 @@ json Daemon::answer_ctl(const Conn& c, const CtlRequest& req) {
       if (!next) return error_reply(next.error().message);
       if (!same) COSCHED_INFO(ctl, "policy {} → {}", policy_->name(), req.name);
       policy_ = std::move(*next);
-      for (auto& [id, j] : jobs_) j.arena->set_baseline_wanted(baseline_wanted(j));
+      for (auto& [id, j] : jobs_) j.arena->set_baseline_wanted(baseline_wanted());
       decide(policy::Event::param_change, -1);
       return status_json();
     }

@@ -96,7 +96,8 @@ void Daemon::admit(Conn& c, RegisterRequest body, const std::string& key, int ra
   }
   j.arena = std::move(*arena);
   j.arena->set_baseline(baseline_cpus_for(cfg_, j.request));
-  j.arena->set_baseline_wanted(baseline_wanted(j));
+  j.arena->set_baseline_wanted(baseline_wanted());
+  j.arena->set_baseline_waits(baseline_waits());
   j.pidfd = pidfd_open(j.pid);
   if (auto st = enforcer_->attach(j); !st) {
     COSCHED_WARN(enforce, "job {}: cannot confine it ({}); it is scheduled by team size only", j.id, st.error().message);
@@ -268,8 +269,9 @@ policy::Snapshot Daemon::snapshot(policy::Event event, policy::JobId subject) {
 }
 
 void Daemon::decide(policy::Event event, policy::JobId subject) {
-  follow_sharing();
-  auto d = policy_->decide(snapshot(event, subject));
+  const policy::Snapshot s = snapshot(event, subject);
+  follow_sharing(s);
+  auto d = policy_->decide(s);
   apply(d, event, subject);
 }
 
@@ -470,32 +472,28 @@ bool Daemon::baseline_wanted() const {
   return policy_->uses_speedup();
 }
 
-bool Daemon::baseline_wanted(const Job& j) const {
-  return baseline_wanted() && (cfg_.baseline == "always" || j.shared);
-}
+bool Daemon::baseline_waits() const { return cfg_.baseline == "auto" && !sharing_; }
 
-// Under --baseline auto, a job's baseline waits until it first shares the machine (our choice; PDPA §3.1
-// measures every job's baseline as it starts). A job alone gets every CPU it asked for whatever its speedup,
-// so a baseline then changes no decision and only costs the job: NPB EP class A alone under PDPA on 2 CPUs,
-// whose 16 iterations last 0.2 s each, spent 4 of them on 1 CPU and took 1.23 times its native time. A job
-// shares the machine from the moment another job runs or one waits for admission (the queuing system's count
-// at may_start), and from then on measures as before: its baseline is not turned off again when it is alone
-// once more, so no attempt is cut short.
-void Daemon::follow_sharing() {
-  if (!baseline_wanted() || cfg_.baseline == "always") return;
-  // Runs at every decision: nothing to do once every job shares (the usual case), and no allocation.
-  if (std::all_of(jobs_.begin(), jobs_.end(), [](const auto& e) { return e.second.shared; })) return;
-  const bool others = !jobs_.empty() && std::any_of(jobs_.begin(), jobs_.end(), [&](const auto& e) {
-    return view_id(e.second) != view_id(jobs_.begin()->second);
-  });
-  if (!others && queued_now() == 0) return;
+// Under --baseline auto, a job's baseline waits while it is alone (our choice; PDPA §3.1 measures every
+// job's baseline as it starts). A job alone gets every CPU it asked for whatever its speedup, so a baseline
+// then changes no decision and only costs the job: NPB EP class A alone under PDPA on 2 CPUs, whose 16
+// iterations last 0.2 s each, spent 4 of them on 1 CPU and took 1.34 times its native time; left alone by
+// its neighbour, it ran its last 2.2 s on 1 CPU of 2. The machine is shared while two jobs run or one waits
+// for admission (the queuing system's count at may_start). An attempt in progress when the job is left
+// alone pauses and keeps its samples (Analyzer::set_baseline_waits).
+void Daemon::follow_sharing(const policy::Snapshot& s) {
+  if (cfg_.baseline != "auto") return;
+  const bool others = s.jobs.size() >= 2;
+  const bool sharing = others || s.queued > 0;
+  if (sharing == sharing_) return;  // runs at every decision: nothing to do unless it changed
+  sharing_ = sharing;
   for (auto& [id, j] : jobs_) {
-    if (j.shared) continue;
-    j.shared = true;
-    j.arena->set_baseline_wanted(true);
+    j.arena->set_baseline_waits(!sharing);
+    if (!baseline_wanted()) continue;
     remember_why(j, "sharing", j.allocation, j.allocation,
-                 others ? "another job runs: its SelfAnalyzer baseline may start"
-                        : "a job waits for admission: its SelfAnalyzer baseline may start");
+                 !sharing ? "alone: its SelfAnalyzer baseline waits"
+                 : others ? "another job runs: its SelfAnalyzer baseline may run"
+                          : "a job waits for admission: its SelfAnalyzer baseline may run");
   }
 }
 

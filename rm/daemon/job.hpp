@@ -57,9 +57,6 @@ struct Job {
   // checked (0: none). While it is below `allocation`, the job runs on the first that many of `cpus` and is
   // told that allocation; `allocation` and `cpus` stay the policy's.
   int narrow_request = 0;
-  // It has shared the machine with another job, or with one waiting for admission (Daemon::follow_sharing):
-  // under --baseline auto its SelfAnalyzer baseline waits until then.
-  bool shared = false;
 
   // A process of a job of several (an MPI rank, register_rank): the policies see the job, `gang`, whose id
   // all its processes were given; 0 for a job of its own (rm/daemon/mpi_jobs.cpp).

@@ -157,6 +157,35 @@ class PdpaBoundsAndWorkConservation(RmTestCase):
             self.assertGreaterEqual(reported["reports"], 1, reported)
             self.assertEqual(reported["measured_cpus"], 1, reported)
 
+    def test_a_job_left_alone_during_its_baseline_runs_at_its_grant(self):
+        # A baseline in progress pauses when the job is left alone (Analyzer::set_baseline_waits): it gives no
+        # decision anything to use and would cost the job its remaining samples at 1 CPU of 2. The first job's
+        # iterations last about 0.4 s at 1 CPU, so its baseline (a warm-up and 3 samples) outlasts the second.
+        rm = self.start_rm(policy="pdpa", quantum_ms=100)
+        base = [program("amdahl-clang"), "--serial-fraction", "0.2"]
+        first = self.start_job(base + ["--work-ms", "400", "--iterations", "40"], rm, request=2,
+                               launcher=["--malleable"])
+        wait_for(lambda: (lambda j: j if j and j["iterations"] >= 2 else None)(rm.job(first.pid)),
+                 timeout=30, interval=0.05, what="the lone job's period")
+        second = self.start_job(base + ["--work-ms", "30", "--iterations", "10"], rm, request=2,
+                                launcher=["--malleable"])
+        wait_for(lambda: (lambda j: j if j and j["phase"] == "baseline" else None)(rm.job(first.pid)),
+                 timeout=10, interval=0.02, what="the first job's baseline once the second arrived")
+        self.assertEqual(second.wait(), 0, second.stderr())
+        left_alone = rm.job(first.pid)
+        if left_alone["phase"] != "baseline":
+            self.fail(f"the baseline ended before the second job did; lengthen the first job's iterations: {left_alone}")
+        iterations_then = len(first.teams())
+        paused = wait_for(lambda: (lambda j: j if j and j["baseline_waits"] and j["phase"] == "measuring" else None)(
+            rm.job(first.pid)), timeout=5, interval=0.05, what="the first job's baseline paused")
+        self.assertIsNone(paused["speedup"], paused)
+        self.assertIn("alone", rm.ctl("why", str(paused["id"])).stdout)
+        self.assertEqual(first.wait(), 0, first.stderr())
+        teams = first.teams()
+        # The iteration in progress when the second job left may have run at 1; every later one runs the grant.
+        self.assertGreater(len(teams), iterations_then + 2, teams)
+        self.assertEqual(set(teams[iterations_then + 1:]), {"2"}, f"alone again, it runs both CPUs: {teams}")
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)

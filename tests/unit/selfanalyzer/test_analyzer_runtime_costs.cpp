@@ -129,3 +129,107 @@ TEST(AnalyzerBaseline, EnablingItStartsABaseline) {
   EXPECT_EQ(r.baseline_team, 1);
   EXPECT_NEAR(r.speedup, 1.0 / (0.1 + 0.9 / 2), 1e-6);
 }
+
+namespace cosched::sa {
+namespace {
+
+using testing::AmdahlLoop;
+using testing::Driver;
+
+// The job is alone (rm_baseline_waits): no attempt starts, and it runs at its grant. Another job comes: the
+// baseline starts, and the speedup is Amdahl's, worked by hand: 1 / (0.1 + 0.9/2).
+TEST(AnalyzerBaselineWaits, NoAttemptStartsWhileTheJobIsAlone) {
+  const AmdahlLoop loop{region_ids(2), 0.01, 0.9};
+  Analyzer a(Config{});
+  a.set_baseline_waits(true);
+  Driver d(a);
+  d.granted = 2;
+  d.explicit_iterations(loop, 1, 20);
+  for (int t : d.teams) EXPECT_EQ(t, 2);
+  EXPECT_EQ(a.phase(), Phase::measuring);
+
+  a.set_baseline_waits(false);
+  EXPECT_EQ(a.phase(), Phase::baseline);
+  EXPECT_EQ(a.team_for(2), 1);
+  Report r;
+  for (int k = 0; k < 40 && !(a.report(r) && r.cpus == 2); ++k) d.explicit_iterations(loop, 1, 1);
+  ASSERT_EQ(r.cpus, 2);
+  EXPECT_EQ(r.baseline_team, 1);
+  EXPECT_NEAR(r.baseline_s, 0.01, 1e-6);  // t1 · ((1 − f) + f/1)
+  EXPECT_NEAR(r.speedup, 1.0 / (0.1 + 0.9 / 2), 1e-6);
+
+  // Alone again, and back: the baseline it has stands.
+  a.set_baseline_waits(true);
+  a.set_baseline_waits(false);
+  EXPECT_EQ(a.phase(), Phase::measuring);
+  EXPECT_TRUE(a.has_baseline());
+}
+
+// Left alone during an attempt without a sample (the neighbour left before the first one), the attempt ends at
+// once: the job runs at its grant.
+TEST(AnalyzerBaselineWaits, AnAttemptWithoutASampleEndsWhenTheJobIsLeftAlone) {
+  const AmdahlLoop loop{region_ids(2), 0.01, 0.9};
+  Analyzer a(Config{});
+  a.set_baseline_waits(true);
+  Driver d(a);
+  d.granted = 2;
+  d.explicit_iterations(loop, 1, 5);
+  a.set_baseline_waits(false);
+  ASSERT_EQ(a.phase(), Phase::baseline);
+  a.set_baseline_waits(true);
+  EXPECT_EQ(a.phase(), Phase::measuring);
+  EXPECT_EQ(a.team_for(2), 2);
+  const std::size_t from = d.teams.size();
+  d.explicit_iterations(loop, 1, 10);
+  for (std::size_t i = from; i < d.teams.size(); ++i) EXPECT_EQ(d.teams[i], 2);
+  EXPECT_FALSE(a.has_baseline());
+}
+
+// Iterations run at team 1 (the baseline size) until the baseline completes, from where the driver is now.
+int baseline_iterations_left(Analyzer& a, Driver& d, const AmdahlLoop& loop, int limit = 50) {
+  int at_one = 0;
+  for (int k = 0; k < limit && a.phase() != Phase::measuring; ++k) {
+    const std::size_t before = d.teams.size();
+    d.explicit_iterations(loop, 1, 1);
+    if (d.teams[before] == 1) ++at_one;
+  }
+  return a.phase() == Phase::measuring ? at_one : -1;
+}
+
+// Left alone with samples in hand, the attempt pauses: the job runs at its grant at once. When a neighbour
+// comes back (NPB BT's 10-s iterations in PDPA's workload 1), it resumes with those samples: one warm-up
+// iteration at the baseline size and the one sample it lacked, not a whole attempt again.
+TEST(AnalyzerBaselineWaits, AnAttemptPausesWhileTheJobIsAloneAndResumesWithItsSamples) {
+  const AmdahlLoop loop{region_ids(2), 0.01, 0.9};
+  Analyzer whole(Config{});
+  Driver dw(whole);
+  dw.granted = 2;
+  const int uninterrupted = baseline_iterations_left(whole, dw, loop);
+  ASSERT_EQ(uninterrupted, 3);  // Config::baseline_iterations samples; the first region ran at team 1 already
+
+  Analyzer a(Config{});
+  Driver d(a);
+  d.granted = 2;
+  d.explicit_iterations(loop, 1, 2);
+  ASSERT_EQ(a.phase(), Phase::baseline);
+  a.set_baseline_waits(true);
+  EXPECT_EQ(a.phase(), Phase::measuring);
+  EXPECT_EQ(a.team_for(2), 2);
+  const std::size_t alone_from = d.teams.size();
+  d.explicit_iterations(loop, 1, 6);
+  for (std::size_t i = alone_from; i < d.teams.size(); ++i) EXPECT_EQ(d.teams[i], 2);
+
+  a.set_baseline_waits(false);
+  EXPECT_EQ(a.phase(), Phase::baseline);
+  EXPECT_EQ(a.team_for(2), 1);
+  EXPECT_EQ(baseline_iterations_left(a, d, loop), 2);  // the warm-up after the team change, then the last sample
+  EXPECT_TRUE(a.has_baseline());
+  Report r;
+  for (int k = 0; k < 40 && !(a.report(r) && r.cpus == 2); ++k) d.explicit_iterations(loop, 1, 1);
+  ASSERT_EQ(r.cpus, 2);
+  EXPECT_NEAR(r.baseline_s, 0.01, 1e-6);
+  EXPECT_NEAR(r.speedup, 1.0 / (0.1 + 0.9 / 2), 1e-6);
+}
+
+}  // namespace
+}  // namespace cosched::sa
