@@ -163,7 +163,7 @@ class PdpaBoundsAndWorkConservation(RmTestCase):
         # iterations last about 0.4 s at 1 CPU, so its baseline (a warm-up and 3 samples) outlasts the second.
         rm = self.start_rm(policy="pdpa", quantum_ms=100)
         base = [program("amdahl-clang"), "--serial-fraction", "0.2"]
-        first = self.start_job(base + ["--work-ms", "400", "--iterations", "40"], rm, request=2,
+        first = self.start_job(base + ["--work-ms", "400", "--iterations", "24"], rm, request=2,
                                launcher=["--malleable"])
         wait_for(lambda: (lambda j: j if j and j["iterations"] >= 2 else None)(rm.job(first.pid)),
                  timeout=30, interval=0.05, what="the lone job's period")
