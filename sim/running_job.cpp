@@ -162,6 +162,7 @@ bool RunningJob::set_baseline_waits(double t, bool waits) {
   baseline_waits_ = waits;
   if (!analyzer_enabled_) return false;
   analyzer_.set_baseline_waits(waits);
+  silent_ = 0;  // a baseline that starts, pauses or resumes: the iterations to come may publish again
   // libruntime: the next region runs with the team the Analyzer gives now (a baseline paused or resumed),
   // not the next iteration. A job not observed now learns it at its next reallocation (docs/simulator.md).
   if (watch_ != Watch::open || !runnable_) return false;

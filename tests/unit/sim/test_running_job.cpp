@@ -377,3 +377,50 @@ TEST(RunningJob, FixedTeamOnFewerCpusThanThreadsSharesThem) {
   malleable.start(0, 2);
   EXPECT_DOUBLE_EQ(malleable.progress().rate(), 2.0);
 }
+
+// --baseline auto (Daemon::follow_sharing): the job's baseline waits while it is alone, pauses when it is
+// left alone again, and resumes with the samples it had; the team changes at once, as libruntime's next
+// region does. 40 one-CPU seconds in 1-s iterations, 4 CPUs, linear (0.25 s an iteration at 4, 1 s at 1):
+//   0-1.1   alone at 4: 4.4 units;
+//   1.1     a neighbour comes: the baseline starts at 1 CPU; the iteration in progress (0.6 units left)
+//           ends at 1.7, dirty; 1.7-2.7 the first baseline sample;
+//   3.0     alone again (6.3 units): the attempt pauses with its sample; 0.7 units at 4 end at 3.175;
+//   4.0     the neighbour is back (10.3 units): the attempt resumes; 0.7 units at 1 end at 4.7, dirty;
+//           4.7-5.7 and 5.7-6.7 the two samples it lacked (a fresh attempt would need three: 7.7);
+//   6.7-7.7 a warm-up and 3 measured iterations at 4: the first report at 7.7, 17 units done;
+//   then 23 units at 4: the end at 13.45.
+TEST(RunningJob, ABaselinePausesWhileTheJobIsAloneAndResumesWithItsSamples) {
+  Fixture f(40, 4);
+  f.analyzer.baseline = "shared";  // "auto" under a policy that uses speedups
+  RunningJob job(f.spec, f.analyzer, f.timing, 1);
+  job.start(0, 4);
+  EXPECT_EQ(job.team(), 4);
+  double first_report = -1;
+  std::uint64_t seq = 0;
+  auto until = [&](double t) {
+    for (int guard = 0; guard < 1000; ++guard) {
+      const auto next = job.next_event();
+      if (next.t > t || next.kind == EventKind::completion) return;
+      job.on_boundary(next.t);
+      if (job.analyzer().report_seq() != seq) {
+        seq = job.analyzer().report_seq();
+        if (first_report < 0) first_report = next.t;
+      }
+    }
+  };
+  until(1.1);
+  EXPECT_TRUE(job.set_baseline_waits(1.1, false));
+  EXPECT_EQ(job.team(), 1);
+  until(3.0);
+  EXPECT_TRUE(job.set_baseline_waits(3.0, true));
+  EXPECT_EQ(job.team(), 4);
+  until(4.0);
+  EXPECT_DOUBLE_EQ(job.next_event().t, 4.175);
+  EXPECT_TRUE(job.set_baseline_waits(4.0, false));
+  EXPECT_EQ(job.team(), 1);
+  EXPECT_DOUBLE_EQ(job.next_event().t, 4.7);
+  until(7.7);
+  EXPECT_DOUBLE_EQ(first_report, 7.7);
+  expect_report(job, 4, 4.0);
+  EXPECT_DOUBLE_EQ(run_alone(job), 13.45);
+}
