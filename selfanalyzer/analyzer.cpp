@@ -78,7 +78,7 @@ void Analyzer::resume_baseline() noexcept {
   change_.reset_times();
   iter_dirty_ = true;  // the iteration in progress ran at the grant
   paused_.window.clear();
-  count_baseline_sample();  // the bound counts resumptions: a neighbour that comes and goes ends the attempt
+  count_baseline_sample();  // the bound counts resumptions: an attempt interrupted again and again ends
 }
 
 // --- event entry points -------------------------------------------------------------------------
