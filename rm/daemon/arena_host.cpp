@@ -57,7 +57,7 @@ void ArenaHost::publish(int allocation, const CpuSet& cpus, bool apply_mask) {
     auto i = static_cast<std::size_t>(w);
     rm.cpu_mask[w].store(i < words.size() ? words[i] : 0, std::memory_order_relaxed);
   }
-  flags_ = apply_mask ? (flags_ | proto::rm_apply_mask) : (flags_ & ~std::uint32_t{proto::rm_apply_mask});
+  flags_ = with_flag(flags_, proto::rm_apply_mask, apply_mask);
   rm.flags.store(flags_, std::memory_order_relaxed);
   rm.generation.store(++generation_, std::memory_order_relaxed);
   rm.allocation.store(allocation, std::memory_order_relaxed);
@@ -72,15 +72,14 @@ void ArenaHost::count_stop() { a_->rm.stops.fetch_add(1, std::memory_order_relea
 
 bool ArenaHost::job_writing() const { return (a_->job.seq.load(std::memory_order_acquire) & 1U) != 0; }
 
-void ArenaHost::set_baseline_wanted(bool wanted) {
-  flags_ = wanted ? (flags_ & ~std::uint32_t{proto::rm_no_baseline}) : (flags_ | proto::rm_no_baseline);
+void ArenaHost::set_flag(std::uint32_t flag, bool on) {
+  flags_ = with_flag(flags_, flag, on);
   a_->rm.flags.store(flags_, std::memory_order_release);
 }
 
-void ArenaHost::set_baseline_waits(bool waits) {
-  flags_ = waits ? (flags_ | proto::rm_baseline_waits) : (flags_ & ~std::uint32_t{proto::rm_baseline_waits});
-  a_->rm.flags.store(flags_, std::memory_order_release);
-}
+void ArenaHost::set_baseline_wanted(bool wanted) { set_flag(proto::rm_no_baseline, !wanted); }
+
+void ArenaHost::set_baseline_waits(bool waits) { set_flag(proto::rm_baseline_waits, waits); }
 
 void ArenaHost::set_baseline(int cpus) {
   a_->rm.baseline_cpus.store(static_cast<std::uint32_t>(cpus), std::memory_order_release);

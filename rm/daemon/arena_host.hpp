@@ -93,6 +93,10 @@ class ArenaHost {
   proto::Arena* a_ = nullptr;
   std::uint64_t generation_ = 0;
   std::uint32_t flags_ = 0;  // RmFlags as last published
+  static constexpr std::uint32_t with_flag(std::uint32_t flags, std::uint32_t flag, bool on) {
+    return on ? (flags | flag) : (flags & ~flag);
+  }
+  void set_flag(std::uint32_t flag, bool on);  // outside publish(): one flag, released at once
 };
 
 }  // namespace cosched::rm

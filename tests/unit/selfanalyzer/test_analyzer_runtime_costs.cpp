@@ -136,14 +136,21 @@ namespace {
 using testing::AmdahlLoop;
 using testing::Driver;
 
-// The job is alone (rm_baseline_waits): no attempt starts, and it runs at its grant. Another job comes: the
-// baseline starts, and the speedup is Amdahl's, worked by hand: 1 / (0.1 + 0.9/2).
-TEST(AnalyzerBaselineWaits, NoAttemptStartsWhileTheJobIsAlone) {
+// A job granted 2 CPUs that starts alone (rm_baseline_waits set): 0.01-s one-CPU iterations, f = 0.9.
+class AloneAtTwoCpus : public ::testing::Test {
+ protected:
+  AloneAtTwoCpus() {
+    a.set_baseline_waits(true);
+    d.granted = 2;
+  }
   const AmdahlLoop loop{region_ids(2), 0.01, 0.9};
-  Analyzer a(Config{});
-  a.set_baseline_waits(true);
-  Driver d(a);
-  d.granted = 2;
+  Analyzer a{Config{}};
+  Driver d{a};
+};
+
+// The job is alone: no attempt starts, and it runs at its grant. Another job comes: the baseline starts, and
+// the speedup is Amdahl's, worked by hand: 1 / (0.1 + 0.9/2).
+TEST_F(AloneAtTwoCpus, NoBaselineAttemptStartsWhileTheJobIsAlone) {
   d.explicit_iterations(loop, 1, 20);
   for (int t : d.teams) EXPECT_EQ(t, 2);
   EXPECT_EQ(a.phase(), Phase::measuring);
@@ -167,12 +174,7 @@ TEST(AnalyzerBaselineWaits, NoAttemptStartsWhileTheJobIsAlone) {
 
 // Left alone during an attempt without a sample (the neighbour left before the first one), the attempt ends at
 // once: the job runs at its grant.
-TEST(AnalyzerBaselineWaits, AnAttemptWithoutASampleEndsWhenTheJobIsLeftAlone) {
-  const AmdahlLoop loop{region_ids(2), 0.01, 0.9};
-  Analyzer a(Config{});
-  a.set_baseline_waits(true);
-  Driver d(a);
-  d.granted = 2;
+TEST_F(AloneAtTwoCpus, ABaselineAttemptWithoutASampleEndsWhenTheJobIsLeftAlone) {
   d.explicit_iterations(loop, 1, 5);
   a.set_baseline_waits(false);
   ASSERT_EQ(a.phase(), Phase::baseline);
