@@ -297,7 +297,7 @@ void measure_region(std::uintptr_t region_id, int team, int granted) noexcept {
   // Any thread that begins outermost regions, measured or not (and with COSCHED_MEASURE=0): its waiting
   // threads yield while its team outnumbers the job's CPUs. measure_region_repeat needs no such call: it
   // runs only for the grant and team of the previous region.
-  spin_follow(team > granted);
+  spin_follow(team, granted);
   if (!tl_thread.measuring) return;
   tl_thread.expected_team = team;
   g_granted_before = granted;

@@ -100,6 +100,7 @@ Options read_options() {
   if (const char* y = std::getenv("COSCHED_OVERSUBSCRIBED_YIELD"); y != nullptr && std::strcmp(y, "0") == 0) {
     o.oversubscribed_yield = false;
   }
+  if (const char* r = std::getenv("COSCHED_PARKED_ROOTS"); r != nullptr && std::strcmp(r, "0") == 0) o.parked_roots = false;
   read_job_identity(o);
   return o;
 }

@@ -29,6 +29,8 @@ struct Options {
   double released_spin_s = 0.2;
   // COSCHED_OVERSUBSCRIBED_YIELD=0: leave libomp's blocktime alone in oversubscribed regions (spin_control.hpp).
   bool oversubscribed_yield = true;
+  // COSCHED_PARKED_ROOTS=0: no parked roots that make libomp yield in oversubscribed regions (parked_roots.hpp).
+  bool parked_roots = true;
   // A job of several processes (an MPI job): its identity, shared by all its processes, and this process's
   // rank. COSCHED_JOB (cosched-run --job) wins; else Open MPI's job environment (PMIX_NAMESPACE, the same on
   // every node of one mpirun). Empty: a job of its own.

@@ -16,12 +16,14 @@
 namespace cosched::rt {
 
 // Finds kmp_set_blocktime / kmp_get_blocktime in the OpenMP runtime's own library (the handle team_init
-// opened; nullptr: none). `enabled`: COSCHED_OVERSUBSCRIBED_YIELD (default on). Called once, at tool
+// opened; nullptr: none). `enabled`: COSCHED_OVERSUBSCRIBED_YIELD (default on), which also governs the
+// parked roots (parked_roots.hpp; `parked_roots`: COSCHED_PARKED_ROOTS, default on). Called once, at tool
 // initialisation; calls nothing in the runtime.
-void spin_init(void* runtime_handle, bool enabled) noexcept;
+void spin_init(void* runtime_handle, bool enabled, bool parked_roots) noexcept;
 
-// The calling thread begins an outermost region whose team outnumbers the job's CPUs (or not). On a change
-// of that state only, one call into the runtime (no syscall); otherwise one thread-local compare.
-void spin_follow(bool oversubscribed) noexcept;
+// The calling thread begins an outermost region of `team` threads on the job's `granted` CPUs. On a change
+// of the oversubscribed state only, one call into the runtime, and on a change of the oversubscribed team
+// one futex wake for the parked roots; otherwise two thread-local compares.
+void spin_follow(int team, int granted) noexcept;
 
 }  // namespace cosched::rt

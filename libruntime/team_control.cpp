@@ -149,7 +149,7 @@ void team_init(const Options& opt, void* lookup_fn) {
   g_real_set_num_threads = runtime_symbol<SetIntFn>(handle, "omp_set_num_threads");
   g_real_get_max_threads = runtime_symbol<GetIntFn>(handle, "omp_get_max_threads");
   g_real_set_dynamic = runtime_symbol<SetIntFn>(handle, "omp_set_dynamic");
-  spin_init(handle, opt.oversubscribed_yield);
+  spin_init(handle, opt.oversubscribed_yield, opt.parked_roots);
   // The handle stays open for the life of the process (the runtime is never unloaded before us).
 
   g_user_malleable = opt.team == TeamOption::malleable;

@@ -4,7 +4,10 @@ threads than the job has CPUs, libomp's blocktime is 0 for it (waiting threads s
 in effect before (here KMP_BLOCKTIME=50) comes back as soon as the team fits its CPUs again. The program
 reads the blocktime itself, inside each region (cpu_probe --blocktime), under Equipartition on 2 CPUs: alone
 (team 2 on 2 CPUs), then next to a second job (team 2 on 1 CPU: a fixed team cannot follow), then alone
-again."""
+again. And while a region outnumbers the job's CPUs, libomp must count more threads than processors, so that
+its own wait loops yield (libruntime/parked_roots.hpp): threads named cosched-parked, read from
+/proc/<pid>/task, one here (2 processors - a team of 2 + 1), none once the team fits again."""
+import os
 import re
 import unittest
 
@@ -23,6 +26,22 @@ def readings(job):
     return out
 
 
+def parked_threads(pid):
+    """Threads of `pid` named cosched-parked (libomp roots the job keeps while oversubscribed)."""
+    n = 0
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except FileNotFoundError:
+        return 0
+    for tid in tids:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/comm") as f:
+                n += f.read().strip() == "cosched-parked"
+        except FileNotFoundError:
+            pass
+    return n
+
+
 class OversubscribedYield(RmTestCase):
     def run_probe_alone_crowded_alone(self, env):
         rm = self.start_rm(policy="equip", quantum_ms=100)
@@ -34,7 +53,14 @@ class OversubscribedYield(RmTestCase):
                                 "--work-ms", "30", "--quiet"], rm, request=2)
         wait_for(lambda: sum(1 for _, allowed, _ in readings(probe) if allowed == 1) >= 8, timeout=30,
                  what="the probe's iterations on 1 CPU next to the second job")
+        self.parked_crowded = parked_threads(probe.pid)
         other.kill()
+        wait_for(lambda: sum(1 for _, allowed, _ in readings(probe)[-4:] if allowed == 2) == 4, timeout=30,
+                 what="the probe's iterations on 2 CPUs again")
+        self.parked_alone = None
+        wait_for(lambda: parked_threads(probe.pid) == 0 or probe.proc.poll() is not None, timeout=10,
+                 what="the parked threads leaving")
+        self.parked_alone = parked_threads(probe.pid) if probe.proc.poll() is None else None
         self.assertEqual(probe.wait(timeout=120), 0, probe.stderr())
         self.assertIn("verified", probe.lines())
         seen = readings(probe)
@@ -55,10 +81,13 @@ class OversubscribedYield(RmTestCase):
         self.assertTrue(over and fits, steady)
         self.assertEqual(set(over), {0}, "blocktime inside regions of 2 threads on 1 CPU")
         self.assertEqual(set(fits), {50}, "blocktime inside regions of 2 threads on 2 CPUs (KMP_BLOCKTIME=50)")
+        self.assertEqual(self.parked_crowded, 1, "parked roots while a team of 2 shares 1 CPU of 2")
+        self.assertIn(self.parked_alone, (0, None), "none once the team fits its CPUs again")
 
     def test_switch_off_leaves_the_blocktime_alone(self):
         steady = self.run_probe_alone_crowded_alone({"COSCHED_OVERSUBSCRIBED_YIELD": "0"})
         self.assertEqual({ms for _, _, ms in steady}, {50}, steady)
+        self.assertEqual(self.parked_crowded, 0, "COSCHED_OVERSUBSCRIBED_YIELD=0 parks no root either")
 
 
 if __name__ == "__main__":
