@@ -11,20 +11,22 @@
 // While the job's team outnumbers its CPUs, a keeper thread keeps enough parked threads registered with
 // libomp as roots for its count to exceed its processors (each calls __kmpc_global_thread_num once, which
 // registers it, then sleeps on a futex); they return, and libomp unregisters them, when the job no longer
-// is. They run no OpenMP code and use no CPU. libgomp has no such count (nothing is done there), and nothing
-// is done when the user capped libomp's thread count (KMP_DEVICE_THREAD_LIMIT, KMP_ALL_THREADS), which the
-// parked roots would count against. COSCHED_PARKED_ROOTS=0 turns it off.
+// is. They run no OpenMP code and use no CPU. The keeper starts with the tool and looks at the team the
+// region's thread stored every 20 ms (it sleeps otherwise), so the region's path makes no syscall. A child
+// made by fork() has no keeper and parks nothing. libgomp has no such count (nothing is done there), and
+// nothing is done when the user capped libomp's thread count (KMP_DEVICE_THREAD_LIMIT, KMP_ALL_THREADS),
+// which the parked roots would count against. COSCHED_PARKED_ROOTS=0 turns it off.
 #pragma once
 
 namespace cosched::rt {
 
-// Finds __kmpc_global_thread_num and omp_get_num_procs in the OpenMP runtime's own library (nullptr: none).
-// Called once, at tool initialisation; starts no thread and calls nothing in the runtime.
+// Finds __kmpc_global_thread_num and omp_get_num_procs in the OpenMP runtime's own library (nullptr: none)
+// and starts the keeper. Called once, at tool initialisation, after registration; calls nothing in the runtime.
 void parked_roots_init(void* runtime_handle, bool enabled) noexcept;
 
 // The job's team now outnumbers its CPUs (team > 0), or no longer does (team = 0). Called on a change of
-// that state only (spin_follow): one atomic store and one futex wake, the keeper thread's start on the first
-// call; the threads are started and stopped by the keeper, off the region's path.
+// that state only (spin_follow): one atomic store, and on the first oversubscribed region one call of
+// omp_get_num_procs (no syscall); the keeper starts and stops the threads, off the region's path.
 void parked_roots_follow(int oversubscribed_team) noexcept;
 
 }  // namespace cosched::rt

@@ -23,7 +23,7 @@ void spin_init(void* runtime_handle, bool enabled, bool parked_roots) noexcept;
 
 // The calling thread begins an outermost region of `team` threads on the job's `granted` CPUs. On a change
 // of the oversubscribed state only, one call into the runtime, and on a change of the oversubscribed team
-// one futex wake for the parked roots; otherwise two thread-local compares.
+// one atomic store for the parked roots; otherwise two thread-local compares. No syscall.
 void spin_follow(int team, int granted) noexcept;
 
 }  // namespace cosched::rt
