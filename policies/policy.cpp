@@ -25,6 +25,18 @@ const JobView* Snapshot::find(JobId id) const {
   return nullptr;
 }
 
+void admit_while_a_cpu_is_unshared(const Snapshot& s, Decision& d) {
+  d.may_start = s.jobs_and_starting() < s.machine.cpus;
+  if (d.may_start) {
+    d.may_start_reason = "a new job would get a CPU of its own";
+  } else if (s.starting > 0) {
+    d.may_start_reason = "every CPU already holds a job, counting the " + std::to_string(s.starting) +
+                         " being started";
+  } else {
+    d.may_start_reason = "every CPU already holds a job";
+  }
+}
+
 double Bandwidth::mean_per_thread(int n) const {
   n = std::min(n, count);
   if (n <= 0) return 0;

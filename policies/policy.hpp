@@ -38,6 +38,11 @@ struct Decision {
   [[nodiscard]] const Allocation* find(JobId id) const;
 };
 
+// The multiprogramming-level rule of the space-sharing policies that have none of their own (Equipartition,
+// Equal_efficiency, DSS): a new job may start while it would get a CPU of its own, the jobs being started
+// (Snapshot::starting) counted as running. Sets d.may_start and its reason.
+void admit_while_a_cpu_is_unshared(const Snapshot& s, Decision& d);
+
 // What a co-scheduling policy has learned (`cosched-ctl pairs`, `status --json`): its slowdown matrix, each
 // job's progress and rate alone, and what exploring unseen pairs cost (docs/policies.md, "Co-scheduling").
 struct PairEntry {

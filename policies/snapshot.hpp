@@ -150,9 +150,14 @@ struct Snapshot {
   Machine machine;
   std::vector<JobView> jobs; // admitted jobs, in admission order
   int queued = 0;            // jobs waiting in a queuing system that asked may-start (0 if unknown)
+  // Jobs the asking queuing system has started that have not registered yet (may_start questions only; 0
+  // otherwise): each will hold a CPU of its own, so a multiprogramming-level rule counts them as running.
+  int starting = 0;
   ClusterOrder cluster;      // cosched-cluster's latest order (cluster-wide policies only)
 
   [[nodiscard]] const JobView* find(JobId id) const;
+  // The running jobs and those about to run: what a rule of "a CPU of its own for each job" counts.
+  [[nodiscard]] int jobs_and_starting() const { return static_cast<int>(jobs.size()) + starting; }
 };
 
 }  // namespace cosched::policy

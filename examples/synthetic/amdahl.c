@@ -44,6 +44,11 @@ static double burn(long units, double offset) {
   return x;
 }
 
+static void nap_ms(double ms) {
+  struct timespec nap = {(time_t)(ms / 1e3), (long)(fmod(ms, 1e3) * 1e6)};
+  nanosleep(&nap, NULL);
+}
+
 /* Units per millisecond on one thread. Being descheduled only ever makes a trial slower, so on a busy
  * machine the fastest of several short trials is the best estimate of the CPU's real rate. */
 static double calibrate(void) {
@@ -68,7 +73,8 @@ static double calibrate(void) {
 }
 
 static void usage(void) {
-  printf("usage: amdahl [--serial-fraction F] [--iterations N] [--work-ms W] [--regions K] [--sleep-ms S] [--quiet]\n"
+  printf("usage: amdahl [--serial-fraction F] [--iterations N] [--work-ms W] [--regions K] [--sleep-ms S]\n"
+         "              [--setup-ms M] [--quiet]\n"
          "  --serial-fraction F  fraction of each iteration that runs serially, 0..1 (default 0)\n"
          "  --iterations N       outer iterations (default 100)\n"
          "  --work-ms W          work per iteration on one CPU, in ms (default 50)\n"
@@ -76,6 +82,8 @@ static void usage(void) {
          "  --print-every P      print a line every P iterations (default 1)\n"
          "  --units-per-ms U     work units per ms on one CPU (default: calibrated at start)\n"
          "  --sleep-ms S         sleep S ms after each iteration, outside the regions (a light job; default 0)\n"
+         "  --setup-ms M         sleep M ms before anything else, the OpenMP runtime not started yet (a program\n"
+         "                       reading its input; default 0)\n"
          "  --quiet              only the final line\n"
          "Each line: iter I team T time S  (T = threads seen inside the regions of that iteration)\n");
 }
@@ -110,7 +118,7 @@ static region_fn const kRegions[8] = {region_0, region_1, region_2, region_3,
                                       region_4, region_5, region_6, region_7};
 
 int main(int argc, char **argv) {
-  double serial = 0.0, work_ms = 50.0, sleep_ms = 0.0;
+  double serial = 0.0, work_ms = 50.0, sleep_ms = 0.0, setup_ms = 0.0;
   int iterations = 100, regions = 1, print_every = 1, quiet = 0;
   double units_per_ms = 0; /* 0: calibrate */
   for (int i = 1; i < argc; ++i) {
@@ -121,15 +129,17 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--print-every") && i + 1 < argc) print_every = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--units-per-ms") && i + 1 < argc) units_per_ms = atof(argv[++i]);
     else if (!strcmp(argv[i], "--sleep-ms") && i + 1 < argc) sleep_ms = atof(argv[++i]);
+    else if (!strcmp(argv[i], "--setup-ms") && i + 1 < argc) setup_ms = atof(argv[++i]);
     else if (!strcmp(argv[i], "--quiet")) quiet = 1;
     else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) { usage(); return 0; }
     else { fprintf(stderr, "amdahl: unknown argument '%s' (see --help)\n", argv[i]); return 2; }
   }
   if (serial < 0 || serial > 1 || iterations < 1 || work_ms <= 0 || regions < 1 || regions > 8 || print_every < 1 ||
-      sleep_ms < 0) {
+      sleep_ms < 0 || setup_ms < 0) {
     fprintf(stderr, "amdahl: argument out of range (see --help)\n");
     return 2;
   }
+  if (setup_ms > 0) nap_ms(setup_ms);
   double per_ms = units_per_ms > 0 ? units_per_ms : calibrate();
   long serial_units = (long)(serial * work_ms * per_ms);
   long parallel_units = (long)((1.0 - serial) * work_ms * per_ms) / regions;
@@ -153,10 +163,7 @@ int main(int argc, char **argv) {
       if (team > team_max) team_max = team;
     }
     ITER_END();
-    if (sleep_ms > 0) {
-      struct timespec nap = {(time_t)(sleep_ms / 1e3), (long)(fmod(sleep_ms, 1e3) * 1e6)};
-      nanosleep(&nap, NULL);
-    }
+    if (sleep_ms > 0) nap_ms(sleep_ms);
     if (!quiet && (it % print_every == 0 || it == iterations - 1)) {
       if (team_min == team_max) printf("iter %d team %d time %.6f\n", it, team_max, now_s() - t0);
       else printf("iter %d team %d-%d time %.6f\n", it, team_min, team_max, now_s() - t0);

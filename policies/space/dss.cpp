@@ -98,8 +98,7 @@ Decision Dss::decide(const Snapshot& s) {
     d.jobs.push_back(std::move(a));
   }
   // DSS has no multiprogramming-level rule of its own: start a job while it would get a CPU of its own.
-  d.may_start = static_cast<int>(s.jobs.size()) < s.machine.cpus;
-  d.may_start_reason = d.may_start ? "a new job would get a CPU of its own" : "every CPU already holds a job";
+  admit_while_a_cpu_is_unshared(s, d);
   return d;
 }
 

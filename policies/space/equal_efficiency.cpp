@@ -109,8 +109,7 @@ Decision EqualEfficiency::decide(const Snapshot& s) {
     d.jobs.push_back(std::move(a));
   }
   // No multiprogramming-level policy of its own (the paper runs it under a fixed ML of four, §5).
-  d.may_start = static_cast<int>(s.jobs.size()) < s.machine.cpus;
-  d.may_start_reason = d.may_start ? "a new job would get a CPU of its own" : "every CPU already holds a job";
+  admit_while_a_cpu_is_unshared(s, d);
   return d;
 }
 

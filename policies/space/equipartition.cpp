@@ -43,7 +43,6 @@ std::vector<int> equal_shares(const std::vector<JobView>& jobs, int cpus) {
 Decision Equipartition::decide(const Snapshot& s) {
   Decision d;
   auto shares = equal_shares(s.jobs, s.machine.cpus);
-  int used = 0;
   for (std::size_t i = 0; i < s.jobs.size(); ++i) {
     const auto& j = s.jobs[i];
     Allocation a{j.id, shares[i], true, "", ""};
@@ -52,14 +51,11 @@ Decision Equipartition::decide(const Snapshot& s) {
                  std::to_string(s.jobs.size()) + " jobs (request " + std::to_string(j.request) + ") → " +
                  std::to_string(shares[i]) + " CPUs";
     }
-    used += shares[i];
     d.jobs.push_back(std::move(a));
   }
   // Equipartition has no multiprogramming-level policy of its own (the QS applies a fixed ML): a new job
   // can start whenever it would get a CPU of its own.
-  d.may_start = static_cast<int>(s.jobs.size()) < s.machine.cpus;
-  d.may_start_reason = d.may_start ? "a new job would get a CPU of its own"
-                                   : "every CPU already holds a job (" + std::to_string(used) + " allocated)";
+  admit_while_a_cpu_is_unshared(s, d);
   return d;
 }
 

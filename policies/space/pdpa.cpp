@@ -212,7 +212,7 @@ Decision Pdpa::decide(const Snapshot& s) {
     running.push_back(PdpaRunningJob{j.id, std::max(j.request, 1), w[i].cpus - w[i].mem->lent, st,
                                      w[i].mem->unmeasured, caps.empty() ? 0 : caps[i]});
   }
-  MayStart ms = pdpa_may_start(running, machine, p);
+  MayStart ms = pdpa_may_start(running, machine, p, s.starting);
   d.may_start = ms.ok;
   d.may_start_reason = std::move(ms.reason);
   return d;

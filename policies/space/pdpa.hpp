@@ -59,7 +59,9 @@ struct MayStart {
 
 // §4.3 multiprogramming level: a new job may start when CPUs are free and no running job may still claim
 // them (all STABLE, DEC, or at their request or their equal share while jobs wait), or when some running job
-// shows bad performance (DEC).
-MayStart pdpa_may_start(const std::vector<PdpaRunningJob>& jobs, int machine_cpus, const PdpaParams& p);
+// shows bad performance (DEC). `starting` jobs, started by the queuing system but not registered yet
+// (Snapshot::starting), count as running, settled, and holding one of the free CPUs each.
+MayStart pdpa_may_start(const std::vector<PdpaRunningJob>& jobs, int machine_cpus, const PdpaParams& p,
+                        int starting = 0);
 
 }  // namespace cosched::policy

@@ -29,18 +29,26 @@ bool may_claim_more(const PdpaRunningJob& j) {
 
 }  // namespace
 
-MayStart pdpa_may_start(const std::vector<PdpaRunningJob>& jobs, int machine_cpus, const PdpaParams& p) {
-  const int running = static_cast<int>(jobs.size());
+MayStart pdpa_may_start(const std::vector<PdpaRunningJob>& jobs, int machine_cpus, const PdpaParams& p,
+                        int starting) {
+  // A job being started takes at least one CPU when it registers (§4.2.1: min(request, free)), and no
+  // report can have judged it: counted as settled on one free CPU (our choice: the least it will hold).
+  starting = std::max(starting, 0);
+  const int running = static_cast<int>(jobs.size()) + starting;
   if (p.max_ml > 0 && running >= p.max_ml) {
     return {false, fmt::format("{} jobs running, max_ml is {}", running, p.max_ml)};
   }
   if (running < p.min_ml && running < machine_cpus) {
     return {true, fmt::format("{} jobs running, below min_ml {}", running, p.min_ml)};
   }
-  int used = 0;
+  int used = starting;
   for (const auto& j : jobs) used += j.cpus;
   const int free = machine_cpus - used;
   if (free <= 0) {
+    if (starting > 0) {
+      return {false, fmt::format("no free CPU ({} of {} allocated, counting one for each of the {} jobs being started)",
+                                 used, machine_cpus, starting)};
+    }
     return {false, fmt::format("no free CPU ({} of {} allocated)", used, machine_cpus)};
   }
   const PdpaRunningJob* claimant = nullptr;

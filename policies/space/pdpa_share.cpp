@@ -61,11 +61,13 @@ int pdpa_take_back_lent(std::vector<PdpaWork>& w, std::size_t claimant, int want
 }
 
 int pdpa_waiting_within_ml(const Snapshot& s, int machine, const PdpaParams& p) {
-  if (p.strict != 0 || s.queued <= 0) return 0;
-  const int running = static_cast<int>(s.jobs.size());
+  const int starting = std::max(s.starting, 0);
+  if (p.strict != 0 || (s.queued <= 0 && starting == 0)) return 0;
+  const int running = s.jobs_and_starting();
   int room = machine - running;  // space sharing: every job holds a CPU of its own
   if (p.max_ml > 0) room = std::min(room, p.max_ml - running);
-  return std::clamp(s.queued, 0, std::max(room, 0));
+  // A job being started is already admitted: it will ask for its share as soon as it registers.
+  return starting + std::clamp(s.queued, 0, std::max(room, 0));
 }
 
 std::vector<int> pdpa_share_caps(const Snapshot& s, int waiting, int machine) {

@@ -47,28 +47,29 @@ void Dispatcher::advance(double now) {
   }
 }
 
-bool Dispatcher::rm_knows_every_job(double now) const {
-  return std::all_of(running_.begin(), running_.end(), [&](const auto& entry) {
-    return entry.second.registered || now - entry.second.started >= config_.registration_grace;
-  });
+int Dispatcher::starting(double now) const {
+  return static_cast<int>(std::count_if(running_.begin(), running_.end(), [&](const auto& entry) {
+    return !entry.second.registered && now - entry.second.started < config_.registration_grace;
+  }));
 }
 
 bool Dispatcher::wants_rm_answer(double now) const {
   // An empty machine admits a job without asking (qs::may_start); so does a fixed ML.
   if (!asks_rm() || queue_.empty() || running_.empty()) return false;
-  if (!rm_knows_every_job(now)) return false;
-  return changed_ || now - last_question_ >= config_.query_interval;
+  // A grace that ran out changes what the last answer counted.
+  return changed_ || starting(now) != answered_starting_ || now - last_question_ >= config_.query_interval;
 }
 
 void Dispatcher::rm_answered(bool may_start, double now) {
   answer_ = may_start;
+  answered_starting_ = starting(now);
   last_question_ = now;
   changed_ = false;
 }
 
 std::optional<qs::QueuedJob> Dispatcher::start_next(double now) {
   if (queue_.empty()) return std::nullopt;
-  bool rm_says_yes = answer_.value_or(false) && rm_knows_every_job(now);
+  bool rm_says_yes = answer_.value_or(false) && starting(now) == answered_starting_;
   if (!qs::may_start(running(), config_.fixed_ml, rm_says_yes)) return std::nullopt;
 
   int index = qs::select_next(queue_, config_.selection);
@@ -100,11 +101,9 @@ double Dispatcher::next_deadline(double now) const {
   double next = std::numeric_limits<double>::infinity();
   if (!future_.empty()) next = future_.front().submit;
   if (!asks_rm() || queue_.empty() || running_.empty()) return next;
-  if (!rm_knows_every_job(now)) {
-    for (const auto& [id, r] : running_) {
-      if (!r.registered) next = std::min(next, r.started + config_.registration_grace);
-    }
-    return next;
+  for (const auto& [id, r] : running_) {
+    const double grace_end = r.started + config_.registration_grace;
+    if (!r.registered && grace_end > now) next = std::min(next, grace_end);
   }
   return std::min(next, changed_ ? now : last_question_ + config_.query_interval);
 }

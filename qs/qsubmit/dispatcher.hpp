@@ -4,11 +4,13 @@
 //   - selection (PDPA paper §3.2, the QS decides *which*): qs::select_next, FCFS or shortest request;
 //   - admission (§4.3, the RM decides *when*): a fixed ML, or the RM's may_start answer.
 //
-// Asking the RM is cheap but its answer goes stale: after we start a job the RM must first see it (the job
-// registers when its OpenMP runtime starts) before a new answer means anything, and the answer can change on
-// its own (PDPA flips to "yes" when a job's measurement shrinks it). So an answer is used at most once, a
-// new one is wanted whenever something changed or `query_interval` passed, and no question is asked while a
-// job we started is still unknown to the RM (up to `registration_grace`, for programs that never register).
+// Asking the RM is cheap but its answer goes stale: a job we started is unknown to the RM until it registers
+// (when its OpenMP runtime starts, after the program's own set-up), and the answer can change on its own
+// (PDPA flips to "yes" when a job's measurement shrinks it). So an answer is used at most once, a new one is
+// wanted whenever something changed or `query_interval` passed, and each question says how many of our
+// started jobs the RM may not know yet (`starting`, up to `registration_grace` after each start, for
+// programs that never register): the RM counts them as running, so the next job need not wait for the
+// previous one's set-up.
 #pragma once
 
 #include <cstdint>
@@ -46,6 +48,9 @@ class Dispatcher {
 
   // True when the next step needs a fresh may_start answer from the RM.
   [[nodiscard]] bool wants_rm_answer(double now) const;
+  // What to tell the RM with the question: started jobs not seen registered, within registration_grace.
+  [[nodiscard]] int starting(double now) const;
+  // The RM's answer to a question asked at `now` with starting(now).
   void rm_answered(bool may_start, double now);
 
   // The job to start now, if the admission rule allows one; it counts as running from here on. Call again
@@ -78,7 +83,6 @@ class Dispatcher {
     double started = 0;
     bool registered = false;
   };
-  [[nodiscard]] bool rm_knows_every_job(double now) const;
   [[nodiscard]] bool asks_rm() const { return config_.fixed_ml == 0; }
 
   DispatcherConfig config_;
@@ -87,6 +91,7 @@ class Dispatcher {
   std::vector<qs::QueuedJob> queue_;   // arrived, in arrival order
   std::map<std::int64_t, Running> running_;
   std::optional<bool> answer_;         // the RM's latest may_start, until used or outdated
+  int answered_starting_ = 0;          // starting() when it was asked: the answer counted that many
   double last_question_ = -1e300;
   bool changed_ = true;                // something happened since the last answer
   int done_ = 0;

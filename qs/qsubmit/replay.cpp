@@ -165,7 +165,7 @@ void Replay::sample_rm_status() {
 }
 
 void Replay::ask_may_start() {
-  auto answer = setup_.rm->may_start(dispatcher_.queued());
+  auto answer = setup_.rm->may_start(dispatcher_.queued(), dispatcher_.starting(now()));
   if (!answer) return rm_request_failed(answer.error());
   rm_request_succeeded();
   dispatcher_.rm_answered(*answer, now());

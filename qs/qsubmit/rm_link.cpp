@@ -147,8 +147,9 @@ Result<RmStatus> RmLink::status() const {
   return parse_status(*reply);
 }
 
-Result<bool> RmLink::may_start(int queued) const {
-  auto reply = checked_request(socket_, {{"cmd", "may_start"}, {"queued", std::max(queued, 0)}});
+Result<bool> RmLink::may_start(int queued, int starting) const {
+  auto reply = checked_request(socket_,
+                               {{"cmd", "may_start"}, {"queued", std::max(queued, 0)}, {"starting", std::max(starting, 0)}});
   if (!reply) return reply.error();
   if (!reply->contains("may_start") || !(*reply)["may_start"].is_boolean()) {
     return make_error(Errc::protocol_error, "the RM's may_start reply has no boolean 'may_start'");

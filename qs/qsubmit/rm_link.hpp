@@ -60,8 +60,9 @@ class RmLink {
   [[nodiscard]] bool is_private() const { return rm_pid_ > 0; }
 
   Result<RmStatus> status() const;
-  // `queued`: jobs waiting here, which the RM's policies may take into account (Snapshot::queued).
-  Result<bool> may_start(int queued) const;
+  // `queued`: jobs waiting here, which the RM's policies may take into account (Snapshot::queued); `starting`:
+  // jobs started here that the RM may not have seen register, which it counts as running (Snapshot::starting).
+  Result<bool> may_start(int queued, int starting) const;
   // The RM's decision-log entries stamped at or after `since_uptime_s`. Errc::unsupported when this RM has no
   // `decisions` command.
   Result<std::vector<nlohmann::json>> decisions_since(double since_uptime_s) const;

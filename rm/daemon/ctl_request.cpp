@@ -31,6 +31,17 @@ Status read_params(const json& req, bool required, policy::ParamList& out) {
   return {};
 }
 
+// An optional job count of may_start; errors name the field.
+Status read_count(const json& req, const char* field, const char* meaning, int& out) {
+  auto it = req.find(field);
+  if (it == req.end()) return {};
+  if (!it->is_number_integer() || it->get<std::int64_t>() < 0 || it->get<std::int64_t>() > 1000000) {
+    return bad(std::string("field '") + field + "' must be an integer in [0, 1000000] (" + meaning + ")");
+  }
+  out = it->get<int>();
+  return {};
+}
+
 Result<CtlRequest> parse_object(const json& req) {
   auto cmd_it = req.find("cmd");
   if (cmd_it == req.end() || !cmd_it->is_string()) return bad("missing string field 'cmd'");
@@ -40,12 +51,8 @@ Result<CtlRequest> parse_object(const json& req) {
     r.cmd = CtlCmd::status;
   } else if (cmd == "may_start") {
     r.cmd = CtlCmd::may_start;
-    if (auto it = req.find("queued"); it != req.end()) {
-      if (!it->is_number_integer() || it->get<std::int64_t>() < 0 || it->get<std::int64_t>() > 1000000) {
-        return bad("field 'queued' must be an integer in [0, 1000000] (jobs waiting)");
-      }
-      r.queued = it->get<int>();
-    }
+    if (auto st = read_count(req, "queued", "jobs waiting", r.queued); !st) return st.error();
+    if (auto st = read_count(req, "starting", "jobs started, not registered yet", r.starting); !st) return st.error();
   } else if (cmd == "shutdown") {
     r.cmd = CtlCmd::shutdown;
   } else if (cmd == "policies") {

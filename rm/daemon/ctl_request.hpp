@@ -24,6 +24,7 @@ struct CtlRequest {
   double since = -1;         // decisions: entries with t > since
   policy::JobId job = 0;     // why, release: the job
   int queued = -1;           // may_start: jobs waiting in the asking queuing system (-1: not said)
+  int starting = -1;         // may_start: jobs it started that may not have registered yet (-1: not said)
   std::vector<policy::JobId> order;  // cluster_switch: this node's jobs in the cluster's agreed order
   std::int64_t slurm_job_id = -1;    // expect: the Slurm job starting on this node (its prolog says so)
 };

@@ -137,7 +137,11 @@ class Daemon {
   // The jobs waiting for admission, as the queuing system last said at may_start. It asks every few hundred
   // milliseconds while any wait; a count older than kQueuedFreshS (our choice) means nobody asks any more.
   [[nodiscard]] int queued_now() const;
+  // The jobs it has started that have not registered yet, as it said at the same question (Snapshot::starting).
+  [[nodiscard]] int starting_now() const;
   static constexpr double kQueuedFreshS = 2.0;
+  // The may_start answer with the starting jobs counted: the policy's rule on a copy of the policy.
+  std::pair<bool, std::string> may_start_counting_starting();
   bool sharing_ = false;  // two jobs run or one waits (follow_sharing)
 
   // slurm_arrivals.cpp: Slurm jobs announced by their prolog, not registered yet (docs/slurm.md)
@@ -226,8 +230,10 @@ class Daemon {
   policy::JobId next_id_ = 1;
   bool may_start_ = false;
   std::string may_start_reason_;
-  // Jobs waiting in the queuing system, as its latest may_start said (Snapshot::queued), and when.
+  // Jobs waiting in the queuing system and jobs it started that have not registered, as its latest may_start
+  // said (Snapshot::queued, Snapshot::starting), and when.
   int queued_ = 0;
+  int starting_ = 0;
   double queued_at_ = -1;
   std::uint64_t decisions_ = 0;
   policy::ClusterOrder cluster_;  // cosched-cluster's latest order (Snapshot::cluster)

@@ -240,15 +240,28 @@ void Daemon::handle_ctl(Conn& c, const wire::Frame& f) {
   }
 }
 
+std::pair<bool, std::string> Daemon::may_start_counting_starting() {
+  // On a copy: a question must not change the policy's memory of the jobs (PDPA states, time-sharing turns).
+  auto probe = policy_->clone();
+  policy::Decision d = probe->decide(snapshot(policy::Event::query, -1));
+  hold_for_expected(d.may_start, d.may_start_reason);
+  return {d.may_start, std::move(d.may_start_reason)};
+}
+
 json Daemon::answer_ctl(const Conn& c, const CtlRequest& req) {
   switch (req.cmd) {
     case CtlCmd::status: return status_json();
-    case CtlCmd::may_start:
-      if (req.queued >= 0) {
-        queued_ = req.queued;
+    case CtlCmd::may_start: {
+      if (req.queued >= 0 || req.starting >= 0) {
+        queued_ = std::max(req.queued, 0);
+        starting_ = std::max(req.starting, 0);
         queued_at_ = now();
       }
-      return {{"ok", true}, {"may_start", may_start_}, {"reason", may_start_reason_}, {"running", jobs_.size()}};
+      // The latest decision's answer counts only registered jobs; one that counts the starting ones is worked
+      // out now (qsubmit asks with them instead of waiting for each start to register).
+      auto [ok, reason] = starting_now() > 0 ? may_start_counting_starting() : std::pair{may_start_, may_start_reason_};
+      return {{"ok", true}, {"may_start", ok}, {"reason", reason}, {"running", jobs_.size()}};
+    }
     case CtlCmd::shutdown:
       COSCHED_INFO(ctl, "shutdown requested by pid {}", c.pid);
       running_ = false;

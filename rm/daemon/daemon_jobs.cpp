@@ -116,9 +116,14 @@ void Daemon::admit(Conn& c, RegisterRequest body, const std::string& key, int ra
   }
   sensors_.attach(id, j.pid);
   jobs_.emplace(id, std::move(j));
-  // The queuing system counted this job among the waiting ones when it last asked may_start (it starts a job
-  // on a yes): until it asks again, one fewer waits. Only a new job, not a rank joining its job.
-  if (view == id && queued_ > 0) --queued_;
+  // The queuing system counted this job when it last asked may_start: among the jobs being started if it asked
+  // after starting it, else among the waiting ones (it starts a job on a yes). Until it asks again, one fewer
+  // of those. Only a new job, not a rank joining its job.
+  if (view == id && starting_ > 0) {
+    --starting_;
+  } else if (view == id && queued_ > 0) {
+    --queued_;
+  }
   // A rank joining its job makes the job bigger: an arrival of the job again, for the policy.
   decide(policy::Event::arrival, view);
 
@@ -217,6 +222,7 @@ policy::Snapshot Daemon::snapshot(policy::Event event, policy::JobId subject) {
   s.machine = topo_.machine();
   s.quantum = cfg_.quantum_ms / 1000.0;
   s.queued = queued_now();
+  s.starting = starting_now();
   s.cluster = cluster_;
   s.jobs.reserve(jobs_.size());
   for (const Unit& u : units()) {
@@ -484,7 +490,7 @@ bool Daemon::baseline_waits() const { return cfg_.baseline == "auto" && !sharing
 void Daemon::follow_sharing(const policy::Snapshot& s) {
   if (cfg_.baseline != "auto") return;
   const bool others = s.jobs.size() >= 2;
-  const bool sharing = others || s.queued > 0;
+  const bool sharing = others || s.queued > 0 || s.starting > 0;
   if (sharing == sharing_) return;  // runs at every decision: nothing to do unless it changed
   sharing_ = sharing;
   for (auto& [id, j] : jobs_) {
@@ -499,6 +505,10 @@ void Daemon::follow_sharing(const policy::Snapshot& s) {
 
 int Daemon::queued_now() const {
   return queued_at_ >= 0 && now() - queued_at_ <= kQueuedFreshS ? queued_ : 0;
+}
+
+int Daemon::starting_now() const {
+  return queued_at_ >= 0 && now() - queued_at_ <= kQueuedFreshS ? starting_ : 0;
 }
 
 // The job's own account of its teams (rule 5 of docs/architecture.md, "Team sizes a program can observe"):

@@ -281,6 +281,52 @@ CLOSED_WORKLOAD = """\
 """
 
 
+# Three jobs submitted together, each reading its input for 2 s before its OpenMP runtime starts (so before
+# it registers with the RM), then about 0.5 s of work on one CPU.
+SLOW_START_CATALOG = """\
+apps:
+  1:
+    name: slowstart
+    class: slow-start
+    command: "@amdahl --setup-ms 2000 --iterations 10 --work-ms 50"
+    team: malleable
+"""
+SLOW_START = """\
+; Version: 2.2
+; MaxProcs: 2
+; Note: qsubmit integration test: three jobs that take 2 s to reach their first parallel region
+1 0 -1 3 2 -1 -1 2 -1 -1 1 -1 -1 1 -1 -1 -1 -1
+2 0 -1 3 2 -1 -1 2 -1 -1 1 -1 -1 1 -1 -1 -1 -1
+3 0 -1 3 2 -1 -1 2 -1 -1 1 -1 -1 1 -1 -1 -1 -1
+"""
+
+
+class JobsBeingStarted(QsubmitTestCase):
+    def test_admission_counts_started_jobs_without_waiting_for_them_to_register(self):
+        # qsubmit tells may_start how many of its jobs have started but not registered (`starting`), and the
+        # RM counts them as running: Equipartition on 2 CPUs lets a second job in at once, not after the
+        # first one's set-up, and no third while both still start.
+        with open(self.swf, "w") as f:
+            f.write(SLOW_START)
+        with open(os.path.join(self.dir, "catalog.yaml"), "w") as f:
+            f.write(SLOW_START_CATALOG)
+        r, out = self.qsubmit("--policy", "equip", "--cpus", "0-1", "--quiet")
+        self.assertEqual(r.returncode, 0, f"qsubmit failed:\n{r.stdout}\n{r.stderr}")
+        jobs = read_jobs(out)
+        self.assertEqual(sorted(jobs), [1, 2, 3])
+        for job_id, j in jobs.items():
+            self.assertEqual(j["exit_status"], 0, f"job {job_id}")
+        first, second, third = sorted(jobs.values(), key=lambda j: j["start"])
+        # The first job cannot register before its 2 s of set-up are over.
+        self.assertLess(second["start"] - first["start"], 2.0,
+                        f"the second job waited for the first to register: {jobs}")
+        self.assertGreaterEqual(third["start"], min(first["end"], second["end"]) - 1e-3,
+                                f"a third job started while both CPUs were promised: {jobs}")
+        with open(os.path.join(out, "ml.csv")) as f:
+            running = [int(row["running"]) for row in csv.DictReader(f)]
+        self.assertEqual(max(running), 2, running)
+
+
 class ClosedWorkload(QsubmitTestCase):
     def test_successors_are_submitted_after_their_predecessor_ends_plus_think_time(self):
         self.write_workload(CLOSED_WORKLOAD, long_iters=60, serial="0.0")

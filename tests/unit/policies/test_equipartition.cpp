@@ -45,6 +45,14 @@ TEST(Equipartition, MayStartWhileACpuIsUnshared) {
   Equipartition p;
   EXPECT_TRUE(p.decide(machine_with(4, {4, 4})).may_start);
   EXPECT_TRUE(p.decide(machine_with(4, {})).may_start);
+  // Jobs the queuing system has started but that have not registered will each hold a CPU too.
+  auto s = machine_with(4, {4, 4});
+  s.starting = 1;
+  EXPECT_TRUE(p.decide(s).may_start);
+  s.starting = 2;
+  auto d = p.decide(s);
+  EXPECT_FALSE(d.may_start);
+  EXPECT_EQ(d.may_start_reason, "every CPU already holds a job, counting the 2 being started");
 }
 
 TEST(Equipartition, ReasonOnlyWhenAllocationChanges) {

@@ -72,6 +72,23 @@ TEST(PdpaMl, MaxMlCapsAndMinMlFloors) {
   EXPECT_FALSE(at.ok);  // 4 jobs: the §4.3 rule again (no free CPU)
 }
 
+TEST(PdpaMl, JobsBeingStartedHoldAFreeCpuEach) {
+  // 16 CPUs, job 1 STABLE on 12: 4 free. Three jobs being started take one each: 1 left, a fourth may start.
+  auto three = pdpa_may_start({job(1, 16, 12, PdpaState::stable)}, 16, {}, 3);
+  EXPECT_TRUE(three.ok) << three.reason;
+  auto four = pdpa_may_start({job(1, 16, 12, PdpaState::stable)}, 16, {}, 4);
+  EXPECT_FALSE(four.ok);
+  EXPECT_EQ(four.reason, "no free CPU (16 of 16 allocated, counting one for each of the 4 jobs being started)");
+  // Nothing registered yet: the job being started is the only one, and it cannot claim anything yet.
+  EXPECT_TRUE(pdpa_may_start({}, 2, {}, 1).ok);
+  EXPECT_FALSE(pdpa_may_start({}, 2, {}, 2).ok);
+  PdpaParams p;
+  p.max_ml = 2;
+  auto ml = pdpa_may_start({job(1, 16, 8, PdpaState::stable)}, 16, p, 1);
+  EXPECT_FALSE(ml.ok);
+  EXPECT_EQ(ml.reason, "2 jobs running, max_ml is 2") << "a job being started counts as running";
+}
+
 TEST(PdpaMl, DecisionCountsCpusFreedByThisVeryDecision) {
   PdpaDriver m(16);
   m.arrive(1, 16);

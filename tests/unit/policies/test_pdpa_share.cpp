@@ -184,4 +184,11 @@ TEST(PdpaShareCaps, WaitingJobsCountAsAskingForTheMachineAndLoseTiesToRunningOne
   EXPECT_EQ(pdpa_waiting_within_ml(s, 10, p), 1);
   p.strict = 1;
   EXPECT_EQ(pdpa_waiting_within_ml(s, 10, p), 0);
+  // Jobs being started are admitted already: they take room first, then count with the waiting ones.
+  p = PdpaParams{};
+  s.starting = 3;
+  s.queued = 9;
+  EXPECT_EQ(pdpa_waiting_within_ml(s, 10, p), 3 + 5);  // 10 - 2 running - 3 starting = 5 of room
+  s.queued = 0;
+  EXPECT_EQ(pdpa_waiting_within_ml(s, 10, p), 3) << "nobody waits, but 3 jobs are about to ask for a share";
 }

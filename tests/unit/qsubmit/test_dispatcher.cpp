@@ -1,6 +1,6 @@
 // The Dispatcher on fake time against a fake RM: arrivals, FCFS and shortest-request selection, a fixed
-// ML, and the RM-driven ML (ask only when the RM knows our jobs, use an answer once, re-ask on change and
-// on a timer).
+// ML, and the RM-driven ML (say which started jobs the RM may not know yet, use an answer once, re-ask on
+// change and on a timer).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -21,14 +21,16 @@ std::vector<std::int64_t> start_all(qsub::Dispatcher& d, double now) {
   return out;
 }
 
-// A fake RM: a may_start flag the test sets; counts the questions.
+// A fake RM: a may_start flag the test sets; counts the questions and keeps the last `starting` asked with.
 struct FakeRm {
   bool may_start = false;
   int questions = 0;
+  int starting = -1;
   // One turn of the replay loop's RM part at `now`.
   void serve(qsub::Dispatcher& d, double now) {
     if (d.wants_rm_answer(now)) {
       ++questions;
+      starting = d.starting(now);
       d.rm_answered(may_start, now);
     }
   }
@@ -92,26 +94,46 @@ TEST(Dispatcher, EmptyMachineAcceptsWithoutAsking) {
   EXPECT_EQ(start_all(d, 0), (std::vector<std::int64_t>{1}));
 }
 
-TEST(Dispatcher, AsksOnlyOnceTheRmKnowsEveryStartedJob) {
+TEST(Dispatcher, AsksWithTheJobsTheRmMayNotKnowYet) {
   FakeRm rm;
   rm.may_start = true;
   qsub::Dispatcher d(jobs({{1, 0, 2}, {2, 0, 2}, {3, 0, 2}}), qsub::DispatcherConfig{});
   d.advance(0);
   EXPECT_EQ(start_all(d, 0), (std::vector<std::int64_t>{1})) << "one job per answer, and job 1 needs none";
-  // Job 1 has not registered yet: an answer now would not count it, so none is asked for.
-  rm.serve(d, 0.05);
-  EXPECT_EQ(rm.questions, 0);
-  EXPECT_EQ(start_all(d, 0.05), std::vector<std::int64_t>{});
-  d.registered(1);
-  rm.serve(d, 0.06);
+  // Job 1 has not registered yet: the question counts it, so the RM can answer without waiting for it.
+  rm.serve(d, 0.01);
   EXPECT_EQ(rm.questions, 1);
-  EXPECT_EQ(start_all(d, 0.06), (std::vector<std::int64_t>{2})) << "the yes admits exactly one job";
-  rm.serve(d, 0.07);
-  EXPECT_EQ(rm.questions, 1) << "job 2 is not at the RM yet";
+  EXPECT_EQ(rm.starting, 1);
+  EXPECT_EQ(start_all(d, 0.01), (std::vector<std::int64_t>{2})) << "the yes admits exactly one job";
+  rm.may_start = false;
+  rm.serve(d, 0.02);
+  EXPECT_EQ(rm.questions, 2) << "a start is a change: ask at once";
+  EXPECT_EQ(rm.starting, 2);
+  EXPECT_EQ(start_all(d, 0.02), std::vector<std::int64_t>{});
+  d.registered(1);
+  rm.serve(d, 0.03);
+  EXPECT_EQ(rm.questions, 3) << "a registration is a change";
+  EXPECT_EQ(rm.starting, 1) << "job 2 is not at the RM yet";
+  rm.may_start = true;
   d.registered(2);
-  rm.serve(d, 0.08);
-  EXPECT_EQ(rm.questions, 2);
-  EXPECT_EQ(start_all(d, 0.08), (std::vector<std::int64_t>{3}));
+  rm.serve(d, 0.04);
+  EXPECT_EQ(rm.starting, 0);
+  EXPECT_EQ(start_all(d, 0.04), (std::vector<std::int64_t>{3}));
+}
+
+TEST(Dispatcher, AnAnswerCountingOtherStartingJobsIsNotUsed) {
+  FakeRm rm;
+  rm.may_start = true;
+  qsub::DispatcherConfig c;
+  c.registration_grace = 2.0;
+  qsub::Dispatcher d(jobs({{1, 0, 2}, {2, 0, 2}}), c);
+  d.advance(0);
+  start_all(d, 0);
+  rm.serve(d, 1.5);
+  EXPECT_EQ(rm.starting, 1);
+  // The answer counted job 1 as starting; at 2.0 its grace is over and it no longer counts: ask again.
+  EXPECT_EQ(start_all(d, 2.0), std::vector<std::int64_t>{});
+  EXPECT_TRUE(d.wants_rm_answer(2.0));
 }
 
 TEST(Dispatcher, ANoIsAskedAgainOnChangeOrAfterTheInterval) {
@@ -138,19 +160,24 @@ TEST(Dispatcher, ANoIsAskedAgainOnChangeOrAfterTheInterval) {
   EXPECT_EQ(d.running(), 2);
 }
 
-TEST(Dispatcher, AJobThatNeverRegistersStopsBlockingAfterTheGrace) {
+TEST(Dispatcher, AJobThatNeverRegistersStopsCountingAsStartingAfterTheGrace) {
   FakeRm rm;
-  rm.may_start = true;
   qsub::DispatcherConfig c;
   c.registration_grace = 2.0;
   qsub::Dispatcher d(jobs({{1, 0, 1}, {2, 0, 1}}), c);
   d.advance(0);
   start_all(d, 0);
   rm.serve(d, 1.0);
-  EXPECT_EQ(rm.questions, 0);
-  EXPECT_DOUBLE_EQ(d.next_deadline(1.0), 2.0) << "wake up when the grace ends";
-  rm.serve(d, 2.0);
   EXPECT_EQ(rm.questions, 1);
+  EXPECT_EQ(rm.starting, 1);
+  EXPECT_EQ(start_all(d, 1.0), std::vector<std::int64_t>{}) << "the RM said no";
+  EXPECT_DOUBLE_EQ(d.next_deadline(1.0), 1.1) << "ask again after query_interval";
+  rm.serve(d, 1.95);
+  EXPECT_EQ(rm.questions, 2);
+  EXPECT_DOUBLE_EQ(d.next_deadline(1.96), 2.0) << "or when the grace ends, if sooner";
+  rm.may_start = true;
+  rm.serve(d, 2.0);
+  EXPECT_EQ(rm.starting, 0);
   EXPECT_EQ(start_all(d, 2.0), (std::vector<std::int64_t>{2}));
 }
 

@@ -47,6 +47,8 @@ TEST(CtlRequest, EveryFieldIsTypeChecked) {
   EXPECT_EQ(expect->slurm_job_id, 4294967295LL);
   EXPECT_NE(error_of(R"({"cmd":"may_start","queued":"3"})").find("'queued'"), std::string::npos);
   EXPECT_NE(error_of(R"({"cmd":"may_start","queued":2.5})").find("'queued'"), std::string::npos);
+  EXPECT_NE(error_of(R"({"cmd":"may_start","starting":-1})").find("'starting'"), std::string::npos);
+  EXPECT_NE(error_of(R"({"cmd":"may_start","starting":"1"})").find("'starting'"), std::string::npos);
   EXPECT_NE(error_of(R"({"cmd":"may_start","queued":18446744073709551615})").find("'queued'"), std::string::npos);
   EXPECT_NE(error_of(R"({"cmd":"explode"})").find("unknown command 'explode'"), std::string::npos);
 }
@@ -73,6 +75,8 @@ TEST(CtlRequest, WellFormedRequestsAreTyped) {
   ASSERT_TRUE(may.ok());
   EXPECT_EQ(may->queued, 3);
   EXPECT_EQ(parse_ctl_request(R"({"cmd":"may_start"})")->queued, -1);
+  EXPECT_EQ(parse_ctl_request(R"({"cmd":"may_start"})")->starting, -1);
+  EXPECT_EQ(parse_ctl_request(R"({"cmd":"may_start","queued":3,"starting":2})")->starting, 2);
 
   auto dec = parse_ctl_request(R"({"cmd":"decisions","since":2.5})");
   ASSERT_TRUE(dec.ok());
