@@ -61,12 +61,14 @@ int pdpa_take_back_lent(std::vector<PdpaWork>& w, std::size_t claimant, int want
 }
 
 int pdpa_waiting_within_ml(const Snapshot& s, int machine, const PdpaParams& p) {
-  const int starting = std::max(s.starting, 0);
+  const int jobs = static_cast<int>(s.jobs.size());
+  // A job being started is already admitted: it will ask for its share as soon as it registers. Space sharing
+  // gives every job a CPU of its own, so no more of them count than the CPUs left.
+  const int starting = std::clamp(s.starting, 0, std::max(machine - jobs, 0));
   if (p.strict != 0 || (s.queued <= 0 && starting == 0)) return 0;
-  const int running = s.jobs_and_starting();
-  int room = machine - running;  // space sharing: every job holds a CPU of its own
+  const int running = jobs + starting;
+  int room = machine - running;
   if (p.max_ml > 0) room = std::min(room, p.max_ml - running);
-  // A job being started is already admitted: it will ask for its share as soon as it registers.
   return starting + std::clamp(s.queued, 0, std::max(room, 0));
 }
 

@@ -32,8 +32,8 @@ int pdpa_take_back_lent(std::vector<PdpaWork>& w, std::size_t claimant, int want
 // No convoys (not in the paper; docs/policies.md, "PDPA: departures from the paper"). The jobs waiting in the
 // queuing system that the multiprogramming level would still let in: min(queued, machine - running,
 // max_ml - running when max_ml is set), at least 0, plus the jobs being started (Snapshot::starting: admitted,
-// not registered yet), which count as running in that room. 0 when p.strict (the paper's §4.3 rule) or nobody
-// waits.
+// not registered yet; at most machine - running), which count as running in that room. 0 when p.strict (the
+// paper's §4.3 rule) or nobody waits.
 int pdpa_waiting_within_ml(const Snapshot& s, int machine, const PdpaParams& p);
 
 // While `waiting` > 0, each running job's equal share of the machine among the running jobs and the waiting

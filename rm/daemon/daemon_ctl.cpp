@@ -2,6 +2,7 @@
 // request gets {"ok": false, "error": "..."} naming the field, and the RM carries on.
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -254,7 +255,9 @@ json Daemon::answer_ctl(const Conn& c, const CtlRequest& req) {
     case CtlCmd::may_start: {
       if (req.queued >= 0 || req.starting >= 0) {
         queued_ = std::max(req.queued, 0);
-        starting_ = std::max(req.starting, 0);
+        // Trusted no further than the machine: more jobs starting than CPUs changes no rule's answer, and every
+        // decision for the next 2 s counts them.
+        starting_ = std::clamp(req.starting, 0, topo_.machine().cpus);
         queued_at_ = now();
       }
       // The latest decision's answer counts only registered jobs; one that counts the starting ones is worked

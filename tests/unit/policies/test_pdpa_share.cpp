@@ -191,4 +191,6 @@ TEST(PdpaShareCaps, WaitingJobsCountAsAskingForTheMachineAndLoseTiesToRunningOne
   EXPECT_EQ(pdpa_waiting_within_ml(s, 10, p), 3 + 5);  // 10 - 2 running - 3 starting = 5 of room
   s.queued = 0;
   EXPECT_EQ(pdpa_waiting_within_ml(s, 10, p), 3) << "nobody waits, but 3 jobs are about to ask for a share";
+  s.starting = 1000000;  // a client's word: no more count than the 8 CPUs the running jobs leave
+  EXPECT_EQ(pdpa_waiting_within_ml(s, 10, p), 8);
 }
