@@ -60,9 +60,9 @@ bool Dispatcher::wants_rm_answer(double now) const {
   return changed_ || starting(now) != answered_starting_ || now - last_question_ >= config_.query_interval;
 }
 
-void Dispatcher::rm_answered(bool may_start, double now) {
+void Dispatcher::rm_answered(bool may_start, double now, int starting_asked) {
   answer_ = may_start;
-  answered_starting_ = starting(now);
+  answered_starting_ = starting_asked;
   last_question_ = now;
   changed_ = false;
 }

@@ -50,8 +50,8 @@ class Dispatcher {
   [[nodiscard]] bool wants_rm_answer(double now) const;
   // What to tell the RM with the question: started jobs not seen registered, within registration_grace.
   [[nodiscard]] int starting(double now) const;
-  // The RM's answer to a question asked at `now` with starting(now).
-  void rm_answered(bool may_start, double now);
+  // The RM's answer to a question asked at `now` that said `starting_asked` jobs were being started.
+  void rm_answered(bool may_start, double now, int starting_asked);
 
   // The job to start now, if the admission rule allows one; it counts as running from here on. Call again
   // until it returns nothing (a fixed ML can admit several at once).

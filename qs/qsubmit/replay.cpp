@@ -165,10 +165,12 @@ void Replay::sample_rm_status() {
 }
 
 void Replay::ask_may_start() {
-  auto answer = setup_.rm->may_start(dispatcher_.queued(), dispatcher_.starting(now()));
+  const double asked_at = now();
+  const int starting = dispatcher_.starting(asked_at);
+  auto answer = setup_.rm->may_start(dispatcher_.queued(), starting);
   if (!answer) return rm_request_failed(answer.error());
   rm_request_succeeded();
-  dispatcher_.rm_answered(*answer, now());
+  dispatcher_.rm_answered(*answer, asked_at, starting);
 }
 
 void Replay::rm_request_failed(const Error& error) {

@@ -31,7 +31,7 @@ struct FakeRm {
     if (d.wants_rm_answer(now)) {
       ++questions;
       starting = d.starting(now);
-      d.rm_answered(may_start, now);
+      d.rm_answered(may_start, now, starting);
     }
   }
 };
