@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Oversubscribed regions must not burn CPUs (libruntime/spin_control.hpp): while a job's region runs more
 threads than the job has CPUs, libomp's blocktime is 0 for it (waiting threads sleep at once), and the value
-in effect before (here KMP_BLOCKTIME=50) comes back as soon as the team fits its CPUs again. The program
+in effect before (here KMP_BLOCKTIME=5) comes back as soon as the team fits its CPUs again. The program
 reads the blocktime itself, inside each region (cpu_probe --blocktime), under Equipartition on 2 CPUs: alone
 (team 2 on 2 CPUs), then next to a second job (team 2 on 1 CPU: a fixed team cannot follow), then alone
 again. And while a region outnumbers the job's CPUs, libomp must count more threads than processors, so that
@@ -47,11 +47,14 @@ class OversubscribedYield(RmTestCase):
         rm = self.start_rm(policy="equip", quantum_ms=100)
         probe = self.start_job([program("cpu_probe-clang"), "--blocktime", "--iterations", "300", "--work-ms", "30"],
                                rm, request=2, launcher=["--fixed-team"],
-                               env=dict({"OMP_NUM_THREADS": "2", "KMP_BLOCKTIME": "50"}, **env))
+                               env=dict({"OMP_NUM_THREADS": "2", "KMP_BLOCKTIME": "5"}, **env))
         wait_for(lambda: len(readings(probe)) >= 8, timeout=30, what="the probe's first iterations alone")
         other = self.start_job([program("amdahl-clang"), "--serial-fraction", "0", "--iterations", "100000",
                                 "--work-ms", "30", "--quiet"], rm, request=2)
-        wait_for(lambda: sum(1 for _, allowed, _ in readings(probe) if allowed == 1) >= 8, timeout=30,
+        # A user's blocktime of 5 ms, not libomp's 200, and a long wait: with COSCHED_OVERSUBSCRIBED_YIELD=0 the
+        # waiting thread spins through it at every barrier on the one CPU, and beside other tests (ALONGSIDE)
+        # 8 iterations once took over 30 s with a blocktime of 50 ms (a clean-clone CI run).
+        wait_for(lambda: sum(1 for _, allowed, _ in readings(probe) if allowed == 1) >= 8, timeout=90,
                  what="the probe's iterations on 1 CPU next to the second job")
         self.parked_crowded = parked_threads(probe.pid)
         other.kill()
@@ -80,13 +83,13 @@ class OversubscribedYield(RmTestCase):
         fits = [ms for team, allowed, ms in steady if team <= allowed]
         self.assertTrue(over and fits, steady)
         self.assertEqual(set(over), {0}, "blocktime inside regions of 2 threads on 1 CPU")
-        self.assertEqual(set(fits), {50}, "blocktime inside regions of 2 threads on 2 CPUs (KMP_BLOCKTIME=50)")
+        self.assertEqual(set(fits), {5}, "blocktime inside regions of 2 threads on 2 CPUs (KMP_BLOCKTIME=5)")
         self.assertEqual(self.parked_crowded, 1, "parked roots while a team of 2 shares 1 CPU of 2")
         self.assertIn(self.parked_alone, (0, None), "none once the team fits its CPUs again")
 
     def test_switch_off_leaves_the_blocktime_alone(self):
         steady = self.run_probe_alone_crowded_alone({"COSCHED_OVERSUBSCRIBED_YIELD": "0"})
-        self.assertEqual({ms for _, _, ms in steady}, {50}, steady)
+        self.assertEqual({ms for _, _, ms in steady}, {5}, steady)
         self.assertEqual(self.parked_crowded, 0, "COSCHED_OVERSUBSCRIBED_YIELD=0 parks no root either")
 
 
