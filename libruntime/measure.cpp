@@ -7,7 +7,9 @@
 
 #include "selfanalyzer/analyzer.hpp"
 #include "selfanalyzer/arena_report.hpp"
+#include "constructs.hpp"
 #include "cpu_wait.hpp"
+#include "efficiency_sampler.hpp"
 #include "spin_control.hpp"
 #include "team_control.hpp"
 #include "tool_state.hpp"
@@ -275,12 +277,14 @@ void measure_init(const Options& opt, proto::Arena* arena) {
   g_released_spin_ns = static_cast<std::uint64_t>(opt.released_spin_s * 1e9);
   cpu_wait_add_self();
   g_analyzer->set_wait_source(&cpu_wait_ns);
+  constructs_init(c.max_period, c.confirm_repeats, c.min_matches);
   g_arena = arena;
   g_seen_stops = arena->rm.stops.load(std::memory_order_relaxed);
   g_seen_generation = arena->rm.generation.load(std::memory_order_relaxed);
   tl_thread.measuring = true;
   follow_rm();
   publish();
+  efficiency_sampler_start(arena, opt.sample_ms);
 }
 
 int measure_wanted_peek(int granted) noexcept {

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <span>
 
+#include "constructs.hpp"
 #include "cpu_wait.hpp"
 #include "measure.hpp"
 #include "ompt_client.hpp"
@@ -21,6 +22,7 @@
 #include "rm_client.hpp"
 #include "team_control.hpp"
 #include "tool_state.hpp"
+#include "work_state.hpp"
 
 namespace cosched::rt {
 namespace {
@@ -56,10 +58,69 @@ __attribute__((noinline)) void on_implicit_task(ompt_scope_endpoint_t endpoint, 
                       unsigned int actual_parallelism, unsigned int index, int flags) {
   if ((flags & ompt_task_initial) != 0) return;
   if (endpoint != ompt_scope_begin) {
-    --tl_depth;
+    if (--tl_depth == 0) {
+      work_state_outermost_task(false);
+    } else {
+      work_state_pop();
+    }
     return;
   }
-  if (++tl_depth == 1 && index == 0) measure_team_formed(static_cast<int>(actual_parallelism));
+  if (++tl_depth != 1) {
+    work_state_push(false);  // a nested region's task: the thread works in it
+    return;
+  }
+  work_state_outermost_task(true);
+  if (index == 0) {
+    measure_team_formed(static_cast<int>(actual_parallelism));
+    constructs_region_begin();
+  }
+}
+
+// Waits (barriers, taskwait, taskgroup, and a worker's join barrier until the next fork) are what the
+// waiting-time efficiency leaves out (work_state.hpp); on the measuring thread each one is also a construct
+// of its stream (constructs.hpp), named by its code pointer.
+__attribute__((noinline)) void on_sync_region_wait(ompt_sync_region_t /*kind*/, ompt_scope_endpoint_t endpoint,
+                                                   ompt_data_t* /*parallel_data*/, ompt_data_t* /*task_data*/,
+                                                   const void* codeptr_ra) {
+  if (endpoint != ompt_scope_begin) {
+    work_state_pop();
+    return;
+  }
+  work_state_push(true);
+  construct_seen(codeptr_ra);
+}
+
+// An explicit task starts or resumes on this thread (it works, even inside a barrier or a taskwait), or the
+// one it ran ends (back to what the thread did before: a wait, or the task that created it).
+__attribute__((noinline)) void on_task_schedule(ompt_data_t* /*prior_task*/, ompt_task_status_t prior_status,
+                                                ompt_data_t* /*next_task*/) {
+  switch (prior_status) {
+    case ompt_task_complete:
+    case ompt_task_cancel:
+    case ompt_task_detach:
+      work_state_pop();
+      return;
+    case ompt_task_early_fulfill:
+    case ompt_task_late_fulfill:
+      return;  // an event of a detached task's completion, on any thread: no frame moves
+    default:
+      work_state_push(false);  // ompt_task_switch, ompt_task_yield: the next task runs here
+      return;
+  }
+}
+
+// The measuring thread's worksharing constructs (loops, single, sections...) and task creations join its
+// construct stream; any other thread returns at once.
+__attribute__((noinline)) void on_work(ompt_work_t /*work_type*/, ompt_scope_endpoint_t endpoint,
+                                       ompt_data_t* /*parallel_data*/, ompt_data_t* /*task_data*/,
+                                       std::uint64_t /*count*/, const void* codeptr_ra) {
+  if (endpoint == ompt_scope_begin) construct_seen(codeptr_ra);
+}
+
+__attribute__((noinline)) void on_task_create(ompt_data_t* /*encountering_task*/,
+                                              const ompt_frame_t* /*encountering_frame*/, ompt_data_t* /*new_task*/,
+                                              int flags, int /*has_dependences*/, const void* codeptr_ra) {
+  if ((flags & ompt_task_explicit) != 0) construct_seen(codeptr_ra);
 }
 
 __attribute__((noinline)) void on_thread_begin(ompt_thread_t type, ompt_data_t* /*thread_data*/) {
@@ -69,6 +130,9 @@ __attribute__((noinline)) void on_thread_begin(ompt_thread_t type, ompt_data_t* 
     apply_arena_mask_to_self();
     cpu_wait_add_self();  // its run-queue delay joins the outside-load check
   }
+  // Its work and waits join the waiting-time efficiency; a root libomp registered later (a thread of the
+  // program that begins regions of its own) works in its serial code, as the initial thread does.
+  if (type == ompt_thread_worker || type == ompt_thread_initial) work_state_add_self(type == ompt_thread_initial);
 }
 
 // With a client tool that wants an event libcosched handles, libomp calls these instead (ompt_client.hpp):
@@ -99,6 +163,45 @@ void chained_thread_begin(ompt_thread_t type, ompt_data_t* thread_data) {
   if (auto fn = client_callback<ompt_callback_thread_begin_t>(ompt_callback_thread_begin)) fn(type, thread_data);
 }
 
+void chained_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint, ompt_data_t* parallel_data,
+                              ompt_data_t* task_data, const void* codeptr_ra) {
+  auto fn = client_callback<ompt_callback_sync_region_t>(ompt_callback_sync_region_wait);
+  if (endpoint == ompt_scope_begin) {
+    on_sync_region_wait(kind, endpoint, parallel_data, task_data, codeptr_ra);
+    if (fn != nullptr) fn(kind, endpoint, parallel_data, task_data, codeptr_ra);
+  } else {
+    if (fn != nullptr) fn(kind, endpoint, parallel_data, task_data, codeptr_ra);
+    on_sync_region_wait(kind, endpoint, parallel_data, task_data, codeptr_ra);
+  }
+}
+
+void chained_task_schedule(ompt_data_t* prior_task, ompt_task_status_t prior_status, ompt_data_t* next_task) {
+  on_task_schedule(prior_task, prior_status, next_task);
+  if (auto fn = client_callback<ompt_callback_task_schedule_t>(ompt_callback_task_schedule)) {
+    fn(prior_task, prior_status, next_task);
+  }
+}
+
+void chained_work(ompt_work_t work_type, ompt_scope_endpoint_t endpoint, ompt_data_t* parallel_data,
+                  ompt_data_t* task_data, std::uint64_t count, const void* codeptr_ra) {
+  auto fn = client_callback<ompt_callback_work_t>(ompt_callback_work);
+  if (endpoint == ompt_scope_begin) {
+    on_work(work_type, endpoint, parallel_data, task_data, count, codeptr_ra);
+    if (fn != nullptr) fn(work_type, endpoint, parallel_data, task_data, count, codeptr_ra);
+  } else {
+    if (fn != nullptr) fn(work_type, endpoint, parallel_data, task_data, count, codeptr_ra);
+    on_work(work_type, endpoint, parallel_data, task_data, count, codeptr_ra);
+  }
+}
+
+void chained_task_create(ompt_data_t* encountering_task, const ompt_frame_t* encountering_frame,
+                         ompt_data_t* new_task, int flags, int has_dependences, const void* codeptr_ra) {
+  on_task_create(encountering_task, encountering_frame, new_task, flags, has_dependences, codeptr_ra);
+  if (auto fn = client_callback<ompt_callback_task_create_t>(ompt_callback_task_create)) {
+    fn(encountering_task, encountering_frame, new_task, flags, has_dependences, codeptr_ra);
+  }
+}
+
 template <typename Fn>
 ompt_callback_t as_callback(Fn fn) {
   return reinterpret_cast<ompt_callback_t>(fn);
@@ -108,6 +211,10 @@ const OwnCallback kOwnCallbacks[] = {
     {ompt_callback_parallel_begin, as_callback(&on_parallel_begin), as_callback(&chained_parallel_begin)},
     {ompt_callback_implicit_task, as_callback(&on_implicit_task), as_callback(&chained_implicit_task)},
     {ompt_callback_thread_begin, as_callback(&on_thread_begin), as_callback(&chained_thread_begin)},
+    {ompt_callback_sync_region_wait, as_callback(&on_sync_region_wait), as_callback(&chained_sync_region_wait)},
+    {ompt_callback_task_schedule, as_callback(&on_task_schedule), as_callback(&chained_task_schedule)},
+    {ompt_callback_work, as_callback(&on_work), as_callback(&chained_work)},
+    {ompt_callback_task_create, as_callback(&on_task_create), as_callback(&chained_task_create)},
 };
 
 bool g_managed = false;  // our initialize registered libcosched's callbacks (finalize has our part to do)
@@ -119,6 +226,7 @@ bool initialize_ours(ompt_function_lookup_t lookup) {
   if (opt.disabled) return false;
   g_debug = opt.debug;
   if (!rm_register(opt, false)) return false;
+  work_state_add_self(true);  // the initial thread: it works in its serial code
   team_init(opt, reinterpret_cast<void*>(lookup));
   measure_init(opt, g_tool.arena);
   auto set_callback = reinterpret_cast<ompt_set_callback_t>(lookup("ompt_set_callback"));

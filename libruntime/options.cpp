@@ -1,5 +1,7 @@
 #include "options.hpp"
 
+#include <algorithm>
+
 #include <sched.h>
 #include <unistd.h>
 
@@ -96,6 +98,9 @@ Options read_options() {
     }
   }
   if (const char* m = std::getenv("COSCHED_MEASURE"); m != nullptr && std::strcmp(m, "0") == 0) o.measure = false;
+  if (const char* ms = std::getenv("COSCHED_SAMPLE_MS"); ms != nullptr) {
+    o.sample_ms = std::strcmp(ms, "0") == 0 ? 0 : std::clamp(env_int("COSCHED_SAMPLE_MS", o.sample_ms), 1, 1000);
+  }
   o.released_spin_s = sa::released_spin_s(std::getenv("KMP_BLOCKTIME"), std::getenv("OMP_WAIT_POLICY"));
   if (const char* y = std::getenv("COSCHED_OVERSUBSCRIBED_YIELD"); y != nullptr && std::strcmp(y, "0") == 0) {
     o.oversubscribed_yield = false;

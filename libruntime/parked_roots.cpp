@@ -1,5 +1,6 @@
 #include "parked_roots.hpp"
 #include "runtime_symbol.hpp"
+#include "work_state.hpp"
 
 #include <linux/futex.h>
 #include <pthread.h>
@@ -67,6 +68,7 @@ void block_signals() {
 void* parked_main(void* arg) {
   const int index = static_cast<int>(reinterpret_cast<std::intptr_t>(arg));
   block_signals();
+  work_state_exclude_self();  // libomp registers it as a root, but it only sleeps: never counted as working
   g_register_root(nullptr);  // libomp registers this thread as a root: one more thread in its count
   for (;;) {
     const int seen = g_seq.load(std::memory_order_acquire);

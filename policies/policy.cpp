@@ -18,6 +18,14 @@ const char* to_string(Event e) noexcept {
   return "unknown";
 }
 
+const char* to_string(EstimateKind k) noexcept {
+  switch (k) {
+    case EstimateKind::measured_speedup: return "measured_speedup";
+    case EstimateKind::waiting_time: return "waiting_time";
+  }
+  return "unknown";
+}
+
 const JobView* Snapshot::find(JobId id) const {
   for (const auto& j : jobs) {
     if (j.id == id) return &j;

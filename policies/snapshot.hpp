@@ -23,12 +23,24 @@ enum class Event {
 };
 const char* to_string(Event e) noexcept;
 
+// What a job's efficiency estimate rests on (docs/selfanalyzer.md, "Two estimates").
+enum class EstimateKind {
+  measured_speedup,  // iteration times compared at two allocations (PDPA §3.1's SelfAnalyzer)
+  waiting_time,      // the share of the CPU time held that the job's threads spent working, at its CPUs:
+                     // S(P)/P without work inflation, an upper bound with it
+};
+const char* to_string(EstimateKind k) noexcept;
+
 // A performance report from the SelfAnalyzer, already validated by the RM (finite, in range).
 struct Perf {
   bool valid = false;       // false until the job's first report
+  EstimateKind kind = EstimateKind::measured_speedup;
+  // How far the estimate can be trusted, in [0, 1]: 1 − its relative uncertainty (the waiting-time
+  // estimate's standard error, a measured speedup's spread), 0 for none at all.
+  double confidence = 0;
   double speedup = 0;       // S(P) vs one CPU (Amdahl-normalised, PDPA §3.1)
   double efficiency = 0;    // S(P) / P
-  double iteration_s = 0;   // median iteration time at `cpus`
+  double iteration_s = 0;   // median iteration time at `cpus` (0: not timed, a waiting-time estimate)
   double baseline_s = 0;    // median iteration time at the baseline
   double spread = 0;        // relative spread of the samples (0 = exact); a confidence measure
   int cpus = 0;             // allocation the measurement was taken with

@@ -264,11 +264,74 @@ struct alignas(64) SensorBlock {
   std::atomic<std::uint32_t> reports_work;
 };
 
+// How a job's program repeats (EfficiencyBlock::structure; docs/selfanalyzer.md, "Where the iterations are").
+enum class Structure : std::uint32_t {
+  unknown = 0,     // not seen yet (no parallel region, or too few events to tell)
+  regions = 1,     // a period in the sequence of outermost parallel regions
+  constructs = 2,  // a period in the sequence of constructs inside one long region (work, barriers, tasks)
+  none = 3,        // events enough to tell, and no repeating structure in either sequence
+};
+inline constexpr std::uint32_t kStructureMax = 3;
+
+constexpr const char* structure_name(Structure s) noexcept {
+  switch (s) {
+    case Structure::unknown: return "unknown";
+    case Structure::regions: return "regions";
+    case Structure::constructs: return "constructs";
+    case Structure::none: return "none";
+  }
+  return "unknown";
+}
+
+// Why no waiting-time efficiency is published at the job's current CPUs (EfficiencyBlock::pending).
+enum class EfficiencyPending : std::uint32_t {
+  none = 0,            // the estimate is at the current CPUs
+  warming = 1,         // too few intervals at the current CPUs yet
+  oversubscribed = 2,  // the team has more threads than CPUs: a working thread may be waiting for a CPU, so
+                       // working time says nothing about what the CPUs did
+  load_changing = 3,   // the outside load changed (CPU wait share) and the window started over
+  no_team = 4,         // no parallel region yet
+};
+inline constexpr std::uint32_t kEfficiencyPendingMax = 4;
+
+constexpr const char* efficiency_pending_name(EfficiencyPending p) noexcept {
+  switch (p) {
+    case EfficiencyPending::none: return "none";
+    case EfficiencyPending::warming: return "warming";
+    case EfficiencyPending::oversubscribed: return "oversubscribed";
+    case EfficiencyPending::load_changing: return "load_changing";
+    case EfficiencyPending::no_team: return "no_team";
+  }
+  return "none";
+}
+
+// Written by the job's sampler thread only (libruntime/efficiency_sampler.cpp): the waiting-time
+// efficiency at the job's current CPUs, measured without moving the job (docs/selfanalyzer.md, "Waiting-time
+// efficiency"). Its own seqlock, since its writer is not the thread that writes JobBlock. Appended after
+// SensorBlock: a libcosched built before it leaves it zero, which reads as "no estimate".
+struct alignas(64) EfficiencyBlock {
+  std::atomic<std::uint32_t> seq;          // seqlock: odd while the sampler writes
+  std::atomic<std::uint32_t> structure;    // Structure
+  std::atomic<std::uint64_t> reports;      // estimates published so far (0: none yet)
+  std::atomic<double> efficiency;          // useful CPU time / CPU time held, over the window, in [0, 1]
+  std::atomic<double> std_error;           // standard error of `efficiency` over the window's intervals
+  std::atomic<double> cpu_wait;            // the window's outside-load level (run-queue share); -1 unknown
+  std::atomic<double> window_s;            // wall time the window covers
+  std::atomic<std::int32_t> cpus;          // CPUs the job held during the window
+  std::atomic<std::int32_t> intervals;     // intervals in the window
+  std::atomic<std::int32_t> period;        // events per iteration of `structure` (0: none)
+  std::atomic<std::uint32_t> pending;      // EfficiencyPending: why the latest estimate is not at the current CPUs
+  // Outside the seqlock: progress, with relaxed stores.
+  std::atomic<std::uint64_t> construct_iterations;  // iterations found inside long regions (Structure::constructs)
+  std::atomic<std::uint64_t> ticks;                 // samples of the threads' states taken so far
+};
+
 struct Arena {
   ArenaHeader header;
   RmBlock rm;
   JobBlock job;
   SensorBlock sensors;
+  EfficiencyBlock efficiency;
 };
 static_assert(sizeof(Arena) <= kArenaSize);
 static_assert(std::atomic<double>::is_always_lock_free);

@@ -167,4 +167,55 @@ ArenaSensors ArenaHost::read_sensors() const {
   return out;
 }
 
+ArenaEfficiency ArenaHost::read_efficiency() const {
+  const auto& b = a_->efficiency;
+  ArenaEfficiency out;
+  out.ticks = b.ticks.load(std::memory_order_relaxed);
+  out.construct_iterations = b.construct_iterations.load(std::memory_order_relaxed);
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    const std::uint32_t s0 = b.seq.load(std::memory_order_acquire);
+    if ((s0 & 1U) != 0) continue;
+    WaitingEstimate w;
+    w.seq = b.reports.load(std::memory_order_relaxed);
+    w.efficiency = b.efficiency.load(std::memory_order_relaxed);
+    w.std_error = b.std_error.load(std::memory_order_relaxed);
+    w.cpu_wait = b.cpu_wait.load(std::memory_order_relaxed);
+    w.window_s = b.window_s.load(std::memory_order_relaxed);
+    w.cpus = b.cpus.load(std::memory_order_relaxed);
+    w.intervals = b.intervals.load(std::memory_order_relaxed);
+    const auto structure = b.structure.load(std::memory_order_relaxed);
+    const auto pending = b.pending.load(std::memory_order_relaxed);
+    const int period = b.period.load(std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_acquire);
+    if (b.seq.load(std::memory_order_relaxed) != s0) continue;
+    // A job may write anything: each field in its range, or the estimate is not used.
+    out.structure = structure <= proto::kStructureMax ? static_cast<proto::Structure>(structure) : proto::Structure::unknown;
+    out.pending = pending <= proto::kEfficiencyPendingMax ? static_cast<proto::EfficiencyPending>(pending)
+                                                          : proto::EfficiencyPending::no_team;
+    out.period = std::clamp(period, 0, 1 << 20);
+    if (w.seq == 0) return out;
+    auto finite_in = [](double v, double lo, double hi) { return std::isfinite(v) && v >= lo && v <= hi; };
+    if (!finite_in(w.efficiency, 0, 1)) {
+      out.invalid_field = "efficiency=" + std::to_string(w.efficiency);
+    } else if (!finite_in(w.std_error, 0, 1)) {
+      out.invalid_field = "std_error=" + std::to_string(w.std_error);
+    } else if (w.cpus < 1 || w.cpus > proto::kMaxCpus) {
+      out.invalid_field = "cpus=" + std::to_string(w.cpus);
+    } else if (w.intervals < 1 || w.intervals > 1 << 20) {
+      out.invalid_field = "intervals=" + std::to_string(w.intervals);
+    } else if (!finite_in(w.window_s, 0, 1e9)) {
+      out.invalid_field = "window_s=" + std::to_string(w.window_s);
+    } else {
+      if (!finite_in(w.cpu_wait, 0, 64)) w.cpu_wait = -1;
+      w.efficiency = std::max(w.efficiency, 1e-6);
+      w.valid = true;
+    }
+    out.estimate = w;
+    out.estimate.seq = w.seq;
+    return out;
+  }
+  out.invalid_field = "seq (held odd)";
+  return out;
+}
+
 }  // namespace cosched::rm

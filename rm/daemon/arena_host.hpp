@@ -10,6 +10,7 @@
 #include "cosched/cpuset.hpp"
 #include "cosched/error.hpp"
 #include "cosched/protocol.hpp"
+#include "estimate.hpp"
 #include "policies/snapshot.hpp"
 
 namespace cosched::rm {
@@ -50,6 +51,18 @@ struct ArenaSensors {
   std::uint64_t regions = 0;   // outermost parallel regions begun
 };
 
+// The job's waiting-time efficiency block (proto::EfficiencyBlock), as read: the estimate validated, the
+// rest clamped to its vocabulary.
+struct ArenaEfficiency {
+  WaitingEstimate estimate;        // valid = false: none, or it failed validation
+  std::string invalid_field;       // why not ("efficiency=1.7"), empty when valid or absent
+  proto::Structure structure = proto::Structure::unknown;
+  proto::EfficiencyPending pending = proto::EfficiencyPending::no_team;
+  int period = 0;                  // events per iteration of `structure`
+  std::uint64_t construct_iterations = 0;
+  std::uint64_t ticks = 0;         // state samples taken (0: a libcosched without the sampler)
+};
+
 struct ArenaReport {
   bool present = false;       // a report exists (reports counter > 0)
   bool valid = false;         // it passed validation
@@ -86,6 +99,7 @@ class ArenaHost {
   [[nodiscard]] ArenaReport read_report() const;
   [[nodiscard]] ArenaProgress read_progress() const;
   [[nodiscard]] ArenaSensors read_sensors() const;
+  [[nodiscard]] ArenaEfficiency read_efficiency() const;
 
  private:
   ArenaHost(int fd, proto::Arena* a) : fd_(fd), a_(a) {}

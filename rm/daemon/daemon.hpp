@@ -119,6 +119,7 @@ class Daemon {
   bool track_suspended();  // suspended.cpp: true when a job was stopped or continued since the last call
   void depart(policy::JobId id, const std::string& why);
   void poll_reports();
+  bool read_estimates(Job& j);
   void decide(policy::Event event, policy::JobId subject);
   policy::Snapshot snapshot(policy::Event event, policy::JobId subject);
   void apply(const policy::Decision& d, policy::Event event, policy::JobId subject);

@@ -48,6 +48,19 @@ json cpu_seconds(pid_t pid) {
   return static_cast<double>(utime + stime) / static_cast<double>(::sysconf(_SC_CLK_TCK));
 }
 
+// True once the job has a period (of regions, or of constructs inside a long region); false when the sampler
+// saw nothing repeat for 2 s, or, from a libcosched without the sampler, no period 1 s after arrival (PDPA's
+// default unmeasured_after_s, our choice); null before that.
+json iterative_json(const Job& j, double now) {
+  if (j.progress.period > 0 || j.efficiency.structure == proto::Structure::regions ||
+      j.efficiency.structure == proto::Structure::constructs) {
+    return true;
+  }
+  if (j.efficiency.structure == proto::Structure::none) return false;
+  if (j.efficiency.ticks == 0 && now - j.arrival >= 1.0) return false;
+  return nullptr;
+}
+
 }  // namespace
 
 json Daemon::job_json(const Job& j) const {
@@ -91,7 +104,12 @@ json Daemon::job_json(const Job& j) const {
             // it has none 1 s after arrival (one long region, or nothing that repeats: PDPA then counts the
             // job as unmeasured, docs/policies.md); null before that. 1 s: PDPA's default
             // unmeasured_after_s (our choice).
-            {"iterative", j.progress.period > 0 ? json(true) : now() - j.arrival >= 1.0 ? json(false) : json(nullptr)},
+            // Inside one long region the period is one of constructs (structure); "none" says the sampler saw
+            // nothing repeat in either sequence for 2 s.
+            {"iterative", iterative_json(j, now())},
+            {"structure", proto::structure_name(j.efficiency.structure)},
+            {"structure_period", j.efficiency.period},
+            {"construct_iterations", j.efficiency.construct_iterations},
             // A process of a job of several (an MPI rank): the job id all its processes share, its rank and the
             // launcher's key; for a job of its own, job = id and rank/job_key are null.
             {"job", view_id(j)},
@@ -107,17 +125,45 @@ json Daemon::job_json(const Job& j) const {
   if (const policy::Bandwidth n = sensors_.network(j.id); n.valid()) o["net_bytes_per_s"] = n.latest().bytes_per_s;
   // The same keys for every job, null until the first report (and amdahl_f while no fit exists), so that
   // scripts reading status --json see one schema.
+  // These are the estimate the policy uses (estimate.hpp): its kind says which of the two below it is.
   const bool m = j.perf.valid;
   auto measured = [m](auto v) { return m ? json(v) : json(nullptr); };
   o["speedup"] = measured(j.perf.speedup);
   o["efficiency"] = measured(j.perf.efficiency);
-  o["iteration_s"] = measured(j.perf.iteration_s);
-  o["baseline_s"] = measured(j.perf.baseline_s);
+  o["iteration_s"] = m && j.perf.iteration_s > 0 ? json(j.perf.iteration_s) : json(nullptr);
+  o["baseline_s"] = m && j.perf.baseline_s > 0 ? json(j.perf.baseline_s) : json(nullptr);
   o["spread"] = measured(j.perf.spread);
   o["measured_cpus"] = measured(j.perf.cpus);
   o["samples"] = measured(j.perf.samples);
   o["reports"] = measured(j.perf.seq);
   o["amdahl_f"] = m && j.perf.amdahl_f >= 0 ? json(j.perf.amdahl_f) : json(nullptr);
+  o["estimate_kind"] = m ? json(policy::to_string(j.perf.kind)) : json(nullptr);
+  o["confidence"] = measured(j.perf.confidence);
+  o["estimate_note"] = j.estimate_note.empty() ? json(nullptr) : json(j.estimate_note);
+  // Both estimates as the job published them (null until each has one): the waiting-time efficiency at the
+  // CPUs it holds, and the SelfAnalyzer's measured speedup (`failed`: impossible, never given to the policy).
+  const WaitingEstimate& w = j.efficiency.estimate;
+  o["waiting_time"] = w.valid ? json{{"efficiency", w.efficiency},
+                                     {"std_error", w.std_error},
+                                     {"speedup", w.efficiency * w.cpus},
+                                     {"cpus", w.cpus},
+                                     {"intervals", w.intervals},
+                                     {"window_s", w.window_s},
+                                     {"cpu_wait", w.cpu_wait >= 0 ? json(w.cpu_wait) : json(nullptr)},
+                                     {"reports", w.seq}}
+                              : json(nullptr);
+  o["waiting_time_pending"] = proto::efficiency_pending_name(j.efficiency.pending);
+  o["state_samples"] = j.efficiency.ticks;
+  const policy::Perf& ms = j.measured;
+  o["measured_speedup"] = ms.seq > 0 && ms.cpus > 0 ? json{{"speedup", ms.speedup},
+                                                         {"efficiency", ms.efficiency},
+                                                         {"cpus", ms.cpus},
+                                                         {"iteration_s", ms.iteration_s},
+                                                         {"baseline_s", ms.baseline_s},
+                                                         {"spread", ms.spread},
+                                                         {"reports", ms.seq},
+                                                         {"failed", j.measured_failed}}
+                                                   : json(nullptr);
   // While the job reports no speedup (no_speedup), its latest window's iteration time is still a
   // measurement: shown with its team next to the last report's fields, which stay one consistent report
   // (docs/selfanalyzer.md, "A speedup is a measurement"). Null when the job reports.

@@ -188,25 +188,60 @@ void Daemon::depart(policy::JobId id, const std::string& why) {
   decide(policy::Event::departure, id);
 }
 
+// Reads the job's two estimates (the SelfAnalyzer's report, the sampler's waiting-time efficiency); true when
+// either moved. A report that fails validation is logged once and never used: the job keeps its last good one.
+bool Daemon::read_estimates(Job& j) {
+  bool moved = false;
+  const ArenaReport r = j.arena->read_report();
+  if (r.present && r.seq != j.measured.seq) {
+    if (r.valid) {
+      j.measured = r.perf;
+      moved = true;
+    } else {
+      COSCHED_WARN(arena, "job {}: report {} rejected: {} out of range", j.id, r.seq, r.invalid_field);
+      j.measured.seq = r.seq;
+    }
+  }
+  const ArenaEfficiency e = j.arena->read_efficiency();
+  const std::uint64_t seen = j.efficiency.estimate.seq;
+  const WaitingEstimate kept = j.efficiency.estimate;
+  j.efficiency = e;
+  if (e.estimate.seq != seen) {
+    if (e.estimate.valid) {
+      moved = true;
+    } else {
+      if (!e.invalid_field.empty()) {
+        COSCHED_WARN(arena, "job {}: efficiency estimate {} rejected: {} out of range", j.id, e.estimate.seq,
+                     e.invalid_field);
+      }
+      j.efficiency.estimate = kept;
+      j.efficiency.estimate.seq = e.estimate.seq;
+    }
+  } else {
+    j.efficiency.estimate = kept;
+  }
+  return moved;
+}
+
 void Daemon::poll_reports() {
   std::vector<policy::JobId> fresh;
   for (auto& [id, j] : jobs_) {
     note_team(j, j.arena->read_progress());
     follow_narrowing(j);
     if (!j.runnable) continue;  // stopped: no new report, and it may be frozen mid-write (time_sharing.cpp)
-    auto r = j.arena->read_report();
-    if (!r.present || r.seq == j.perf.seq) continue;
-    if (!r.valid) {
-      // Logged once per report: a misbehaving job cannot flood the log, and keeps its last good report.
-      COSCHED_WARN(arena, "job {}: report {} rejected: {} out of range", id, r.seq, r.invalid_field);
-      j.perf.seq = r.seq;
-      continue;
+    if (!read_estimates(j)) continue;
+    const ChosenEstimate c = choose_estimate(j.measured, j.efficiency.estimate, j.allocation);
+    if (c.note != j.estimate_note) {
+      if (!c.note.empty()) remember_why(j, "estimate", j.allocation, j.allocation, c.note);
+      j.estimate_note = c.note;
     }
-    j.perf = r.perf;
-    j.history.push_back({r.perf.cpus, r.perf.speedup, r.perf.efficiency, r.perf.iteration_s, now()});
+    j.measured_failed = c.measured_failed;
+    if (!c.perf.valid || c.perf.seq == j.perf.seq) continue;
+    j.perf = c.perf;
+    j.history.push_back({c.perf.cpus, c.perf.speedup, c.perf.efficiency, c.perf.iteration_s, now()});
     if (j.history.size() > kHistoryDepth) j.history.erase(j.history.begin());
-    COSCHED_DEBUG(arena, "job {}: speedup {:.3f} efficiency {:.3f} at {} CPUs, iteration {:.4f} s", id,
-                  r.perf.speedup, r.perf.efficiency, r.perf.cpus, r.perf.iteration_s);
+    COSCHED_DEBUG(arena, "job {}: {} speedup {:.3f} efficiency {:.3f} at {} CPUs", id,
+                  policy::to_string(c.perf.kind), c.perf.speedup, c.perf.efficiency, c.perf.cpus);
     fresh.push_back(id);
   }
   for (auto id : fresh) {

@@ -88,8 +88,13 @@ struct Job {
   double stopped_at = 0;      // when the current stop began
   double stopped_s = 0;       // time spent stopped by the RM, completed stops
 
-  // Measurements (validated) and their history.
+  // Measurements (validated) and their history. `perf` is what the policy sees (choose_estimate, estimate.hpp):
+  // the SelfAnalyzer's measured speedup (`measured`) or the sampler's waiting-time efficiency (`efficiency`).
   policy::Perf perf;
+  policy::Perf measured;
+  ArenaEfficiency efficiency;
+  bool measured_failed = false;  // the latest measured speedup was impossible (estimate.hpp)
+  std::string estimate_note;     // choose_estimate's note for the latest choice
   std::vector<policy::HistoryEntry> history;
   ArenaProgress progress;
   double analyzing_since = -1;            // when progress.phase last became baseline or measuring (-1: it is not)

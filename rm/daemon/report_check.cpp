@@ -23,7 +23,9 @@ std::string bad(const char* field, double v) { return std::string(field) + "=" +
 std::string check_report(const policy::Perf& p) {
   if (!in_range(p.speedup, 1e-6, kMaxSpeedup)) return bad("speedup", p.speedup);
   if (!in_range(p.efficiency, 1e-6, kMaxEfficiency)) return bad("efficiency", p.efficiency);
-  if (!in_range(p.iteration_s, 1e-9, kMaxSeconds)) return bad("iteration_s", p.iteration_s);
+  // A waiting-time estimate times no iteration (0); a measured speedup always does.
+  const double min_iteration = p.kind == policy::EstimateKind::waiting_time ? 0 : 1e-9;
+  if (!in_range(p.iteration_s, min_iteration, kMaxSeconds)) return bad("iteration_s", p.iteration_s);
   if (!in_range(p.baseline_s, 0, kMaxSeconds)) return bad("baseline_s", p.baseline_s);
   if (!in_range(p.spread, 0, kMaxSpread)) return bad("spread", p.spread);
   if (p.cpus < 1 || p.cpus > proto::kMaxCpus) return bad("cpus", p.cpus);

@@ -11,11 +11,16 @@ from harness import RmTestCase, cpus_allowed, program, wait_for
 NONPERIODIC = ["--regions", "4", "--work-ms", "20", "--quiet"]
 
 
+# A job that never reports: no period (so no measured speedup) and no sampler (so no waiting-time
+# efficiency), as a libcosched from before the sampler, or one run with it off, would be.
+NEVER_REPORTS = {"COSCHED_SAMPLE_MS": "0"}
+
+
 class PdpaOnJobsThatNeverReport(RmTestCase):
     def test_unmeasured_job_admits_others_and_idle_cpus_are_used(self):
         rm = self.start_rm("--param", "unmeasured_after_s=3", policy="pdpa", quantum_ms=100)
         lone = self.start_job([program("amdahl-nonperiodic-clang"), "--iterations", "1200"] + NONPERIODIC, rm,
-                              request=2)
+                              request=2, env=NEVER_REPORTS)
         j = wait_for(lambda: rm.job(lone.pid), what="the non-iterative job registered")
         self.assertEqual(j["policy_state"], "NO_REF")
         self.assertFalse(rm.status()["may_start"], "a NO_REF job may still claim CPUs")
@@ -58,7 +63,7 @@ class PdpaBoundsAndWorkConservation(RmTestCase):
     def test_admission_reopens_within_the_bound_while_an_unmeasured_job_runs(self):
         rm = self.start_rm(policy="pdpa", quantum_ms=100)
         lone = self.start_job([program("amdahl-nonperiodic-clang"), "--iterations", "400"] + NONPERIODIC, rm,
-                              request=2)
+                              request=2, env=NEVER_REPORTS)
         j = wait_for(lambda: rm.job(lone.pid), what="the non-iterative job registered")
         wait_for(lambda: rm.status()["may_start"], timeout=10, interval=0.1, what="may_start true again")
         status = rm.job(lone.pid)
@@ -140,7 +145,7 @@ class PdpaBoundsAndWorkConservation(RmTestCase):
                          timeout=30, interval=0.05, what="15 measured iterations of the lone job")
         self.assertTrue(alone["baseline_waits"], alone)
         self.assertEqual(alone["phase"], "measuring", alone)
-        self.assertIsNone(alone["speedup"], alone)
+        self.assertIsNone(alone["measured_speedup"], alone)  # no baseline ran: only its waiting-time efficiency
         teams = first.teams()
         self.assertGreaterEqual(len(teams), 15, teams)
         self.assertEqual(set(teams[:15]), {"2"}, f"alone, every iteration runs the whole grant: {teams}")
@@ -150,7 +155,8 @@ class PdpaBoundsAndWorkConservation(RmTestCase):
                           timeout=10, interval=0.05, what="the first job's baseline no longer waiting")
         self.assertIn("another job runs", rm.ctl("why", str(shared["id"])).stdout)
         # The arrival took its share (1 CPU each), so the first job's report is at 1 CPU.
-        reported = rm.wait_for_report_unless_loaded(first.pid, timeout=30, what="the first job's speedup")
+        reported = rm.wait_for_report_unless_loaded(first.pid, also=lambda j: j["measured_cpus"] == 1, timeout=30,
+                                                    what="the first job's estimate at 1 CPU")
         self.assertEqual(second.wait(), 0, second.stderr())
         self.assertEqual(first.wait(), 0, first.stderr())
         if reported is not None:
@@ -178,7 +184,7 @@ class PdpaBoundsAndWorkConservation(RmTestCase):
         iterations_then = len(first.teams())
         paused = wait_for(lambda: (lambda j: j if j and j["baseline_waits"] and j["phase"] == "measuring" else None)(
             rm.job(first.pid)), timeout=5, interval=0.05, what="the first job's baseline paused")
-        self.assertIsNone(paused["speedup"], paused)
+        self.assertIsNone(paused["measured_speedup"], paused)
         self.assertIn("alone", rm.ctl("why", str(paused["id"])).stdout)
         self.assertEqual(first.wait(), 0, first.stderr())
         teams = first.teams()

@@ -84,15 +84,23 @@ class SpeedupOfUnmodifiedBinaries(RmTestCase):
         _, report = measured(rm, job.pid, reports=1)
         self.assertEqual(report["period"], 3)  # in status with or without a report
 
-    def test_non_iterative_program_reports_nothing(self):
+    def test_non_iterative_program_has_no_measured_speedup(self):
+        # Nothing repeats, so no iteration times are compared: no measured speedup, and after 2 s status says
+        # the program has no structure. Its waiting-time efficiency needs none: its threads work all of the
+        # time at 2 CPUs (the regions are register-bound and balanced), within its standard error.
         rm = self.start_rm("--baseline", "always")
         job = self.start_job([program("amdahl-nonperiodic-clang"), "--regions", "4"] + WORK, rm, request=2,
                              launcher=MALLEABLE)
-        wait_for(lambda: (rm.job(job.pid) or {}).get("regions", 0) >= 200, timeout=60, what="200 regions")
-        j = rm.job(job.pid)
-        self.assertIsNone(j["speedup"], j)
+        wait_for(lambda: (rm.job(job.pid) or {}).get("structure") == "none", timeout=60, what="structure none")
+        j = wait_for(lambda: (lambda j: j if j and j["waiting_time"] else None)(rm.job(job.pid)), timeout=30,
+                     what="a waiting-time efficiency")
+        self.assertIsNone(j["measured_speedup"], j)
         self.assertEqual(j["period"], 0)
+        self.assertIs(j["iterative"], False, j)
+        self.assertEqual(j["estimate_kind"], "waiting_time", j)
         self.assertEqual(j["allocated"], 2)
+        self.assertGreater(j["waiting_time"]["efficiency"], 0.8, j)
+        self.assertLessEqual(j["speedup"], 2.0, j)
 
     def test_explicit_api_agrees_with_detection(self):
         def disagreement():
