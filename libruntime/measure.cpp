@@ -187,6 +187,14 @@ inline void follow_narrowing(int granted) noexcept {
     // The team gives a point below the grant by itself unless its floor (a fixed team; 2 threads) reaches
     // the grant, or its regions ran different teams (a read latched at the grant, a clause).
     if (team_floor() < granted && a.baseline_mixed_samples() == 0) return;
+    // A narrowed baseline puts the team on fewer CPUs than it has threads for several iterations, which costs
+    // the job more than the check is worth once its waiting-time efficiency at the grant is known (the
+    // sampler's, docs/selfanalyzer.md, "Two estimates"): the job then runs its baseline as it can (no lower
+    // point), and the RM uses the waiting-time estimate.
+    const auto& eff = g_arena->efficiency;
+    if (eff.reports.load(std::memory_order_relaxed) > 0 && eff.cpus.load(std::memory_order_relaxed) == granted) {
+      return;
+    }
     // Backing off after an unfinished one: this baseline runs at the grant (no lower point; bounded).
     if (g_narrow_retry_at_ns != 0) {
       if (now_ns() < g_narrow_retry_at_ns) return;

@@ -121,6 +121,16 @@ class Policy {
   // baseline phase (they would otherwise run below their allocation for a few iterations for nothing).
   [[nodiscard]] virtual bool uses_speedup() const { return false; }
 
+  // Caller: the daemon (and the simulator), whenever a job's estimate moves, under --baseline auto. Whether
+  // the SelfAnalyzer's baseline measurement of job `j` could change a decision of this policy: it finds work
+  // that grows with the CPUs, which the waiting-time efficiency cannot see (docs/selfanalyzer.md, "Two
+  // estimates"). Default: uses_speedup(). A policy that knows a check cannot change its verdict says no, and
+  // the job is not slowed for it.
+  [[nodiscard]] virtual bool speedup_check_matters(const JobView& j) const {
+    (void)j;
+    return uses_speedup();
+  }
+
  protected:
   Policy(const Policy&) = default;  // for clone() only: policies are never copied by value elsewhere
 };

@@ -218,6 +218,12 @@ Decision Pdpa::decide(const Snapshot& s) {
   return d;
 }
 
+bool Pdpa::speedup_check_matters(const JobView& j) const {
+  const Perf& p = j.perf;
+  const double target = effective_target_ >= 0 ? effective_target_ : p_.target_eff;
+  return !(p.valid && p.kind == EstimateKind::waiting_time && p.cpus == j.allocation && p.efficiency < target);
+}
+
 std::vector<Param> Pdpa::params() const {
   return {
       {"target_eff", format_param(p_.target_eff), "shrink below this efficiency (§4.2); < high_eff"},

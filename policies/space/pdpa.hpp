@@ -26,6 +26,9 @@ class Pdpa final : public Policy {
   [[nodiscard]] std::string_view name() const override { return "pdpa"; }
   [[nodiscard]] std::unique_ptr<Policy> clone() const override { return std::make_unique<Pdpa>(*this); }
   [[nodiscard]] bool uses_speedup() const override { return true; }  // §4.2: efficiency drives every state
+  // No check for a job whose waiting-time efficiency at its CPUs is below target_eff: its true efficiency is no
+  // higher (work inflation only lowers it), so PDPA decreases it whatever the check would find.
+  [[nodiscard]] bool speedup_check_matters(const JobView& j) const override;
   Decision decide(const Snapshot& s) override;
   [[nodiscard]] std::vector<Param> params() const override;
   Status set_param(std::string_view name, std::string_view value) override;

@@ -258,7 +258,7 @@ void lend_to_dec_jobs_nobody_else_needs(const Snapshot& s, std::vector<PdpaWork>
     const int request = std::max(s.jobs[i].request, 1);
     if (w[i].mem->state != PdpaState::dec) {
       if (w[i].cpus < request) return;  // a job that may still take CPUs (measuring, claiming)
-    } else if (w[i].cpus < request) {
+    } else if (w[i].cpus < request && gains_from_more(*w[i].mem, w[i].cpus, s.jobs[i].perf)) {
       dec.push_back(i);
     }
   }
@@ -308,6 +308,7 @@ void pdpa_lend_free(const Snapshot& s, std::vector<PdpaWork>& w, int machine, in
   if (used < machine) {
     std::vector<std::size_t> rest;
     for (std::size_t i = 0; i < w.size(); ++i) {
+      if (!gains_from_more(*w[i].mem, w[i].cpus, s.jobs[i].perf)) continue;  // a CPU that would buy nothing
       if (w[i].mem->state == PdpaState::stable || w[i].mem->unmeasured) rest.push_back(i);
     }
     lend_round_robin(s, w, rest, lent, machine, used);
@@ -319,6 +320,7 @@ void pdpa_lend_free(const Snapshot& s, std::vector<PdpaWork>& w, int machine, in
     std::vector<std::size_t> measuring;
     for (std::size_t i = 0; i < w.size(); ++i) {
       const PdpaState st = w[i].mem->state;
+      if (!gains_from_more(*w[i].mem, w[i].cpus, s.jobs[i].perf)) continue;
       if (st == PdpaState::no_ref || st == PdpaState::inc) measuring.push_back(i);
     }
     lend_round_robin(s, w, measuring, lent, machine, used);

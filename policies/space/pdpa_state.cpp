@@ -56,6 +56,22 @@ const PdpaPoint* held_back_by_history(const PdpaJobMemory& m, int cpus, const Pd
   return nullptr;
 }
 
+bool gains_from_more(const PdpaJobMemory& m, int cpus, const Perf& perf) noexcept {
+  // At one CPU the speedup over one CPU is 1 whatever a report says (a waiting-time efficiency below 1 there
+  // is time no thread worked, not a slower CPU).
+  double here = cpus == 1 ? 1.0 : -1.0;
+  if (cpus != 1 && perf.valid && perf.cpus == cpus) here = perf.speedup;
+  for (const PdpaPoint& q : m.seen) {
+    if (here < 0 && q.cpus == cpus) here = q.speedup;
+  }
+  if (here <= 0) return true;
+  auto buys_nothing = [here](int at, double speedup) { return at > 0 && speedup > 0 && speedup <= here * (1 + kLoanGain); };
+  for (const PdpaPoint& q : m.seen) {
+    if (q.cpus > cpus && buys_nothing(q.cpus, q.speedup)) return false;
+  }
+  return !(perf.valid && perf.cpus > cpus && buys_nothing(perf.cpus, perf.speedup));
+}
+
 namespace {
 
 PdpaStep held_back(const PdpaJobMemory& m, const PdpaPoint& now, const PdpaPoint& bad, const PdpaParams& p) {

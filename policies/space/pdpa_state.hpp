@@ -97,6 +97,16 @@ struct PdpaJobMemory {
 // waste more CPUs), or nullptr. Holds back INC claims and work-conserving loans (pdpa_state.cpp).
 const PdpaPoint* held_back_by_history(const PdpaJobMemory& m, int cpus, const PdpaParams& p);
 
+// Whether a job holding `cpus` would run faster with more (work conservation lends only to jobs that do,
+// pdpa_share.cpp): false when its speedup at a larger allocation, the report `perf` or a remembered point, is
+// at most kLoanGain above its speedup at `cpus` (1 at one CPU, by definition; else the report or a remembered
+// point at `cpus`). True when either side is unknown. Beyond the paper: a job that slows down with more
+// threads (tasks too fine to scale) holds a lent CPU only to waste it, and was lent its DEC step straight back.
+bool gains_from_more(const PdpaJobMemory& m, int cpus, const Perf& perf) noexcept;
+// Our choice: a gain within measurement noise (the spread PDPA accepts, max_spread 0.3, is a range; 5 % is
+// what a quiet machine shows between windows) is no gain.
+inline constexpr double kLoanGain = 0.05;
+
 // The label status and the decision log show: the state, or UNMEASURED for a NO_REF job past its deadline.
 const char* state_label(const PdpaJobMemory& m) noexcept;
 

@@ -120,6 +120,7 @@ class Daemon {
   void depart(policy::JobId id, const std::string& why);
   void poll_reports();
   bool read_estimates(Job& j);
+  void follow_check(Job& j);  // the job's baseline only where it could change a decision
   void decide(policy::Event event, policy::JobId subject);
   policy::Snapshot snapshot(policy::Event event, policy::JobId subject);
   void apply(const policy::Decision& d, policy::Event event, policy::JobId subject);

@@ -348,7 +348,11 @@ json Daemon::answer_ctl(const Conn& c, const CtlRequest& req) {
       if (!next) return error_reply(next.error().message);
       if (!same) COSCHED_INFO(ctl, "policy {} → {}", policy_->name(), req.name);
       policy_ = std::move(*next);
-      for (auto& [id, j] : jobs_) j.arena->set_baseline_wanted(baseline_wanted());
+      for (auto& [id, j] : jobs_) {
+        j.baseline_check = baseline_wanted();
+        j.arena->set_baseline_wanted(j.baseline_check);
+        follow_check(j);
+      }
       decide(policy::Event::param_change, -1);
       return status_json();
     }

@@ -96,7 +96,8 @@ void Daemon::admit(Conn& c, RegisterRequest body, const std::string& key, int ra
   }
   j.arena = std::move(*arena);
   j.arena->set_baseline(baseline_cpus_for(cfg_, j.request));
-  j.arena->set_baseline_wanted(baseline_wanted());
+  j.baseline_check = baseline_wanted();
+  j.arena->set_baseline_wanted(j.baseline_check);
   j.arena->set_baseline_waits(baseline_waits());
   j.pidfd = pidfd_open(j.pid);
   if (auto st = enforcer_->attach(j); !st) {
@@ -238,6 +239,7 @@ void Daemon::poll_reports() {
     j.measured_failed = c.measured_failed;
     if (!c.perf.valid || c.perf.seq == j.perf.seq) continue;
     j.perf = c.perf;
+    follow_check(j);
     j.history.push_back({c.perf.cpus, c.perf.speedup, c.perf.efficiency, c.perf.iteration_s, now()});
     if (j.history.size() > kHistoryDepth) j.history.erase(j.history.begin());
     COSCHED_DEBUG(arena, "job {}: {} speedup {:.3f} efficiency {:.3f} at {} CPUs", id,
@@ -511,6 +513,29 @@ bool Daemon::baseline_wanted() const {
   if (cfg_.baseline == "always") return true;
   if (cfg_.baseline == "never") return false;
   return policy_->uses_speedup();
+}
+
+// Under --baseline auto a job measures its baseline only where the policy says the check could change a
+// decision (Policy::speedup_check_matters; docs/selfanalyzer.md, "Two estimates"): a job PDPA decreases
+// whatever the check finds is not slowed for it. --baseline always and never are what they say.
+void Daemon::follow_check(Job& j) {
+  bool wanted = baseline_wanted();
+  if (wanted && cfg_.baseline == "auto") {
+    policy::JobView v;
+    v.id = view_id(j);
+    v.request = j.request;
+    v.allocation = j.allocation;
+    v.perf = j.perf;
+    wanted = policy_->speedup_check_matters(v);
+  }
+  if (wanted == j.baseline_check) return;
+  j.baseline_check = wanted;
+  j.arena->set_baseline_wanted(wanted);
+  remember_why(j, "check", j.allocation, j.allocation,
+               wanted ? "a baseline check could change the policy's decision: it may run"
+                      : fmt::format("no baseline check: its waiting-time efficiency {:.2f} at {} bounds its true "
+                                    "one, and no check could change the policy's decision",
+                                    j.perf.efficiency, j.perf.cpus));
 }
 
 bool Daemon::baseline_waits() const { return cfg_.baseline == "auto" && !sharing_; }

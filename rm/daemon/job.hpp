@@ -95,6 +95,7 @@ struct Job {
   ArenaEfficiency efficiency;
   bool measured_failed = false;  // the latest measured speedup was impossible (estimate.hpp)
   std::string estimate_note;     // choose_estimate's note for the latest choice
+  bool baseline_check = true;    // the job may run its baseline (proto::rm_no_baseline clear; follow_check)
   std::vector<policy::HistoryEntry> history;
   ArenaProgress progress;
   double analyzing_since = -1;            // when progress.phase last became baseline or measuring (-1: it is not)

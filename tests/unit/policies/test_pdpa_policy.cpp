@@ -263,15 +263,16 @@ TEST(PdpaWorkConservation, AJobThatWastesCpusGetsOnlyWhatNobodyElseCanTake) {
   m.arrive(1, 4);
   m.arrive(2, 2);    // an equal share, 2 CPUs, from job 1 (not measured yet): job 1 keeps 2
   m.report(2, 2.0);  // E = 1.0 at its request: STABLE
-  m.report(1, 1.0);  // E = 0.5 at 2 < target_eff: DEC → 1; but job 2 holds its request and nothing waits, so
-                     // the freed CPU would idle: job 1 keeps it as a loan, still in DEC
+  m.report(1, 1.2);  // E = 0.6 at 2 < target_eff: DEC → 1; but job 2 holds its request and nothing waits, so
+                     // the freed CPU would idle: job 1 keeps it as a loan, still in DEC (its second CPU buys
+                     // it 20 %; one that buys nothing is not lent: NoLoanToAJobThatGainsNothingFromIt)
   EXPECT_EQ(m.state(1), "DEC");
   EXPECT_EQ(m.cpus(1), 2);
   EXPECT_EQ(m.policy.memory_of(1)->lent, 1);
   EXPECT_EQ(m.last.find(1)->reason,
-            "DEC: efficiency 0.50 < target_eff 0.70 at 2 CPUs → 1 CPU; 1 CPU idle that nobody else can use: lent "
+            "DEC: efficiency 0.60 < target_eff 0.70 at 2 CPUs → 1 CPU; 1 CPU idle that nobody else can use: lent "
             "(taken back when a job arrives or claims) → 2 CPUs");
-  m.report(1, 1.0);  // the same again: no resize
+  m.report(1, 1.2);  // the same again: no resize
   EXPECT_EQ(m.cpus(1), 2);
   EXPECT_EQ(m.policy.memory_of(1)->lent, 1);
   m.leave(2);  // the two freed CPUs too: nobody else is there

@@ -194,3 +194,30 @@ TEST(PdpaShareCaps, WaitingJobsCountAsAskingForTheMachineAndLoseTiesToRunningOne
   s.starting = 1000000;  // a client's word: no more count than the 8 CPUs the running jobs leave
   EXPECT_EQ(pdpa_waiting_within_ml(s, 10, p), 8);
 }
+
+// A job whose efficiency at 2 CPUs is 0.5 (speedup 1.0: its second CPU buys nothing, as a task graph too fine
+// to scale or a serial job shows) goes down to 1 CPU, and work conservation does not lend it the CPU back,
+// neither in DEC nor once STABLE at 1 CPU (speedup 1 by definition): within kLoanGain (5 %) of it is no gain.
+TEST(PdpaWorkConservationEveryState, NoLoanToAJobThatGainsNothingFromIt) {
+  PdpaDriver m(2, /*strict=*/false);
+  m.arrive(1, 2);
+  m.report(1, 1.02);  // efficiency 0.51 < target_eff 0.7 at 2 CPUs
+  EXPECT_EQ(m.cpus(1), 1) << m.last.find(1)->reason;
+  EXPECT_EQ(m.state(1), "DEC");
+  m.report(1, 1.0);  // at 1 CPU: STABLE there
+  EXPECT_EQ(m.state(1), "STABLE") << m.last.find(1)->reason;
+  EXPECT_EQ(m.cpus(1), 1) << m.last.find(1)->reason;
+  m.step(Event::quantum, -1);
+  EXPECT_EQ(m.cpus(1), 1) << m.last.find(1)->reason;
+}
+
+// The same job at 0.6 (speedup 1.2) goes to DEC, but nothing else can use its CPU: a CPU at efficiency 0.6
+// still does more than an idle one, so the DEC step is lent straight back (docs/policies.md, "Work
+// conservation").
+TEST(PdpaWorkConservationEveryState, ALoanThatBuysSomethingIsStillMade) {
+  PdpaDriver m(2, /*strict=*/false);
+  m.arrive(1, 2);
+  m.report(1, 1.2);
+  EXPECT_EQ(m.cpus(1), 2) << m.last.find(1)->reason;
+  EXPECT_EQ(m.state(1), "DEC");
+}
