@@ -24,16 +24,14 @@ void constructs_init(int max_period, int confirm_repeats, int min_matches) noexc
 
 // Caller: the measuring thread's OMPT callbacks, for a construct it meets (its code pointer). O(1) for
 // every other thread, and for the measuring thread in short regions or in the detector's steady state.
+// A construct of a long region: the detector, and what the sampler reads. Out of line, so that the common
+// case below needs no stack frame.
+void construct_in_long_region(const void* codeptr) noexcept;
+
 inline void construct_seen(const void* codeptr) noexcept {
   if (!tl_frames.measuring) return;
-  sa::ConstructStream& s = *g_constructs.stream;
-  const std::uint64_t before = s.iterations();
-  s.on_construct(reinterpret_cast<std::uintptr_t>(codeptr));
-  if (s.iterations() != before) g_constructs.iterations.store(s.iterations(), std::memory_order_relaxed);
-  if (s.period() != g_constructs.published_period) {
-    g_constructs.published_period = s.period();
-    g_constructs.period.store(s.period(), std::memory_order_relaxed);
-  }
+  if (g_constructs.stream->skip_in_short_region()) [[likely]] return;
+  construct_in_long_region(codeptr);
 }
 
 // Caller: the measuring thread when it begins the implicit task of an outermost region.

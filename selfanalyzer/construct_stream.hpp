@@ -34,10 +34,18 @@ class ConstructStream {
   // Caller: the master, for each construct it meets inside an outermost region (its code pointer). O(1) in
   // the steady state, else the detector's cost.
   void on_construct(std::uint64_t codeptr) noexcept {
-    if (in_region_ < kLongRegion) {
-      ++in_region_;
-      return;
-    }
+    if (skip_in_short_region()) return;
+    on_long_region_construct(codeptr);
+  }
+  // The first half of on_construct, for a caller that keeps the rest out of line: true (and counted) for a
+  // construct among the first kLongRegion of its region, which feeds nothing.
+  bool skip_in_short_region() noexcept {
+    if (in_region_ >= kLongRegion) return false;
+    ++in_region_;
+    return true;
+  }
+  // The second half: a construct of a long region joins the detector.
+  void on_long_region_construct(std::uint64_t codeptr) noexcept {
     const PeriodicityDetector::Step step = detector_.push(codeptr);
     period_ = step.period;
     if (step.boundary) ++iterations_;
