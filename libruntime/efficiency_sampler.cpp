@@ -35,16 +35,9 @@ std::uint64_t next_random(std::uint64_t& state) noexcept {
   return state;
 }
 
-int working_threads() noexcept {
-  const int n = std::min(g_state_slot_count.load(std::memory_order_acquire), kMaxStateSlots);
-  int working = 0;
-  for (int i = 0; i < n; ++i) working += g_state_slots[i].working.load(std::memory_order_relaxed);
-  return working;
-}
-
 struct Sampler {
   proto::Arena* arena = nullptr;
-  long tick_ns = 2'000'000;
+  long tick_ns = 4'000'000;
   sa::EfficiencyMeter meter{sa::EfficiencyConfig{}};
   std::uint32_t seen_stops = 0;
   std::uint64_t seen_generation = 0;
@@ -126,7 +119,11 @@ void sample(Sampler& s) noexcept {
   const std::uint64_t iterations = s.arena->job.iterations.load(std::memory_order_relaxed) +
                                    g_constructs.iterations.load(std::memory_order_relaxed);
   const bool periodic = s.structure == proto::Structure::regions || s.structure == proto::Structure::constructs;
-  if (s.meter.tick(t, working_threads(), cpus, iterations, periodic)) s.meter.close_interval(t, cpu_wait_ns());
+  // The threads' working time is on the coarse clock (work_state.hpp): the interval's length too.
+  const std::uint64_t coarse = coarse_now_ns();
+  if (s.meter.tick(coarse, work_state_busy_ns(coarse), cpus, iterations, periodic)) {
+    s.meter.close_interval(cpu_wait_ns());
+  }
   publish(s);
 }
 
@@ -140,7 +137,8 @@ void* sampler_main(void* arg) {
   for (;;) {
     // Once the estimate is at the CPUs the job holds, a slower tick keeps it current at a quarter of the cost
     // (our choice: each wake-up costs about 20 us of CPU on the 2-vCPU guest, docs/performance.md); a change
-    // of CPUs, or of load, brings the fast tick back until the new estimate stands.
+    // of CPUs, or of load, brings the fast tick back until the new estimate stands. The tick only decides
+    // where intervals end: what is measured is the threads' working time, which they keep themselves.
     const long tick = s.meter.pending() == proto::EfficiencyPending::none ? 4 * s.tick_ns : s.tick_ns;
     const long spread = tick / 4;
     const long ns = tick + static_cast<long>(next_random(rng) % static_cast<std::uint64_t>(2 * spread + 1)) - spread;

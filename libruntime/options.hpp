@@ -27,7 +27,7 @@ struct Options {
   bool measure = true;        // COSCHED_MEASURE=0: no SelfAnalyzer (team sizes only, no reports)
   // COSCHED_SAMPLE_MS: the sampler thread's tick in milliseconds (efficiency_sampler.hpp), 1 to 1000; 0: no
   // sampler, so no waiting-time efficiency.
-  int sample_ms = 2;
+  int sample_ms = 4;
   // How long workers a team released keep spinning (KMP_BLOCKTIME, OMP_WAIT_POLICY; sa::released_spin_s).
   double released_spin_s = 0.2;
   // COSCHED_OVERSUBSCRIBED_YIELD=0: leave libomp's blocktime alone in oversubscribed regions (spin_control.hpp).

@@ -11,9 +11,12 @@ namespace {
 constexpr std::uint64_t kUnknown = ~std::uint64_t{0};
 
 EfficiencyConfig sanitized(EfficiencyConfig c) noexcept {
-  c.min_interval_ticks = std::clamp(c.min_interval_ticks, 1, 1 << 20);
-  c.aperiodic_interval_ticks = std::clamp(c.aperiodic_interval_ticks, 1, 1 << 20);
-  c.max_interval_ticks = std::clamp(c.max_interval_ticks, std::max(c.min_interval_ticks, c.aperiodic_interval_ticks), 1 << 24);
+  auto bounded = [](double v, double lo, double hi, double fallback) {
+    return std::isfinite(v) && v >= lo && v <= hi ? v : fallback;
+  };
+  c.min_interval_s = bounded(c.min_interval_s, 1e-4, 3600, 0.04);
+  c.aperiodic_interval_s = bounded(c.aperiodic_interval_s, 1e-4, 3600, 0.2);
+  c.max_interval_s = bounded(c.max_interval_s, std::max(c.min_interval_s, c.aperiodic_interval_s), 1e6, 60);
   c.window = std::clamp(c.window, 1, kMaxEfficiencyWindow);
   c.min_intervals = std::clamp(c.min_intervals, 1, c.window);
   if (!(c.max_wait_fraction > 0)) c.max_wait_fraction = 0.1;
@@ -46,19 +49,11 @@ const EfficiencyMeter::Interval& EfficiencyMeter::Window::at(int i) const noexce
   return items[static_cast<std::size_t>((head + i) % kMaxEfficiencyWindow)];
 }
 
-void EfficiencyMeter::start_interval(int cpus) noexcept {
-  cur_.cpus = cpus;
-  cur_.busy = 0;
-  cur_.cap = 0;
-  cur_.ticks = 0;
-  dirty_ = false;
-}
-
-bool EfficiencyMeter::tick(std::uint64_t t_ns, int working, int cpus, std::uint64_t iterations,
+bool EfficiencyMeter::tick(std::uint64_t t_ns, std::uint64_t busy_ns, int cpus, std::uint64_t iterations,
                            bool periodic) noexcept {
   if (cpus <= 0) {  // no team yet (or gone): nothing to measure against
     cur_.cpus = 0;
-    started_ = false;
+    cur_.started = false;
     return false;
   }
   if (cpus != cur_.cpus) {
@@ -72,45 +67,56 @@ bool EfficiencyMeter::tick(std::uint64_t t_ns, int working, int cpus, std::uint6
       now_.load_changed = false;
       now_.cpus = cpus;
     }
-    start_interval(cpus);
+    cur_.cpus = cpus;
+    cur_.started = false;
     cur_.warmup = true;  // threads wake, migrate and warm their caches: the first interval is not kept
-    started_ = false;
     if (now_.count >= cfg_.min_intervals) publish(now_);
   }
-  if (!started_) {
+  cur_.last_ns = t_ns;
+  cur_.last_busy = busy_ns;
+  if (!cur_.started) {
+    cur_.started = true;
     cur_.start_ns = t_ns;
-    cur_.start_iterations = iterations;
+    cur_.start_busy = busy_ns;
     cur_.start_wait = kUnknown;
-    started_ = true;
+    cur_.mark_iterations = iterations;
+    cur_.marked = false;
+    dirty_ = false;
+    return false;
   }
-  cur_.busy += static_cast<std::uint64_t>(std::clamp(working, 0, cpus));
-  cur_.cap += static_cast<std::uint64_t>(cpus);
-  ++cur_.ticks;
-  if (cur_.ticks >= cfg_.max_interval_ticks) return true;
+  const double elapsed = t_ns > cur_.start_ns ? static_cast<double>(t_ns - cur_.start_ns) * 1e-9 : 0;
+  if (elapsed >= cfg_.max_interval_s) return true;
   // The warm-up interval is never kept: it need not span whole iterations.
-  if (cur_.warmup) return cur_.ticks >= cfg_.min_interval_ticks;
-  if (!periodic) return cur_.ticks >= cfg_.aperiodic_interval_ticks;
-  // With a period, an interval ends at the first sample after an iteration boundary that came once it held
-  // min_interval_ticks samples: it then spans whole iterations (within one tick at either end).
-  if (cur_.ticks == cfg_.min_interval_ticks) cur_.start_iterations = iterations;
-  return cur_.ticks > cfg_.min_interval_ticks && iterations != cur_.start_iterations;
+  if (cur_.warmup) return elapsed >= cfg_.min_interval_s;
+  if (!periodic) return elapsed >= cfg_.aperiodic_interval_s;
+  // With a period, an interval ends at the first reading after an iteration boundary that came once it lasted
+  // min_interval_s: it then spans whole iterations (within one reading at either end).
+  if (elapsed < cfg_.min_interval_s) return false;
+  if (!cur_.marked) {
+    cur_.marked = true;
+    cur_.mark_iterations = iterations;
+    return false;
+  }
+  return iterations != cur_.mark_iterations;
 }
 
-void EfficiencyMeter::close_interval(std::uint64_t t_ns, std::uint64_t wait_ns) noexcept {
-  if (!started_ || cur_.cpus <= 0) return;
+void EfficiencyMeter::close_interval(std::uint64_t wait_ns) noexcept {
+  if (!cur_.started || cur_.cpus <= 0) return;
   Interval x;
-  x.busy = cur_.busy;
-  x.cap = cur_.cap;
-  x.seconds = t_ns > cur_.start_ns ? static_cast<double>(t_ns - cur_.start_ns) * 1e-9 : 0;
+  x.seconds = cur_.last_ns > cur_.start_ns ? static_cast<double>(cur_.last_ns - cur_.start_ns) * 1e-9 : 0;
+  x.busy_s = cur_.last_busy > cur_.start_busy ? static_cast<double>(cur_.last_busy - cur_.start_busy) * 1e-9 : 0;
+  x.cap_s = x.seconds * cur_.cpus;
   if (cur_.start_wait != kUnknown && wait_ns != kUnknown && wait_ns >= cur_.start_wait && x.seconds > 0) {
-    x.wait = static_cast<double>(wait_ns - cur_.start_wait) * 1e-9 / (x.seconds * cur_.cpus);
+    x.wait = static_cast<double>(wait_ns - cur_.start_wait) * 1e-9 / x.cap_s;
   }
-  if (!cur_.warmup && !dirty_ && x.cap > 0) admit(x);
+  if (!cur_.warmup && !dirty_ && x.cap_s > 0) admit(x);
   // The next interval starts where this one ended.
-  start_interval(cur_.cpus);
   cur_.warmup = false;
-  cur_.start_ns = t_ns;
+  dirty_ = false;
+  cur_.start_ns = cur_.last_ns;
+  cur_.start_busy = cur_.last_busy;
   cur_.start_wait = wait_ns;
+  cur_.marked = false;
 }
 
 void EfficiencyMeter::admit(const Interval& x) noexcept {
@@ -139,25 +145,27 @@ void EfficiencyMeter::admit(const Interval& x) noexcept {
 }
 
 void EfficiencyMeter::publish(const Window& w) noexcept {
-  std::uint64_t busy = 0;
-  std::uint64_t cap = 0;
+  double busy = 0;
+  double cap = 0;
   double seconds = 0;
   double sum = 0;
   double sum_sq = 0;
   for (int i = 0; i < w.count; ++i) {
     const Interval& x = w.at(i);
-    busy += x.busy;
-    cap += x.cap;
+    busy += x.busy_s;
+    cap += x.cap_s;
     seconds += x.seconds;
-    const double e = static_cast<double>(x.busy) / static_cast<double>(x.cap);
+    // More threads than CPUs (a nested team, a team on fewer CPUs than threads) can work more than the CPUs'
+    // time: at most all of it was used.
+    const double e = std::min(1.0, x.busy_s / x.cap_s);
     sum += e;
     sum_sq += e * e;
   }
-  if (cap == 0) return;
+  if (cap <= 0) return;
   const double n = w.count;
   const double mean = sum / n;
   const double var = n > 1 ? std::max(0.0, (sum_sq - n * mean * mean) / (n - 1)) : 0;
-  estimate_.efficiency = static_cast<double>(busy) / static_cast<double>(cap);
+  estimate_.efficiency = std::min(1.0, busy / cap);
   estimate_.std_error = n > 1 ? std::sqrt(var / n) : 0;
   estimate_.cpu_wait = w.level;
   estimate_.window_s = seconds;

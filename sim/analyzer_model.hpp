@@ -41,6 +41,10 @@ struct AnalyzerSettings {
   // sets rm_no_baseline otherwise), and only while the job shares the machine (resolved to "shared"),
   // "always" (from the start, under any policy), "never".
   std::string baseline = "auto";
+  // libcosched's sampler of its threads' states (sim/waiting_model.hpp): each job publishes its waiting-time
+  // efficiency, which the RM weighs against the measured speedup (rm::choose_estimate). false: as a job run
+  // with COSCHED_SAMPLE_MS=0 (cosched-sim --no-waiting-time). Nothing is sampled without `enabled` either.
+  bool waiting_time = true;
 };
 
 class AnalyzerModel {
@@ -51,6 +55,8 @@ class AnalyzerModel {
   [[nodiscard]] int team_for(int allocation) const { return analyzer_->team_for(allocation); }
   // The job is alone, or shares the machine again (rm_baseline_waits).
   void set_baseline_waits(bool waits) { analyzer_->set_baseline_waits(waits); }
+  // The RM's rm_no_baseline flag, as libruntime passes it on (Daemon::follow_check).
+  void set_baseline_enabled(bool on) { analyzer_->set_baseline_enabled(on); }
 
   // cosched_iter_begin, then the iteration's first parallel region with team_for(allocation). Returns
   // the team. `dirty`: the iteration is known to straddle a change (libruntime's discard_iteration).

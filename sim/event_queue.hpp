@@ -6,6 +6,7 @@
 // The kind order encodes what happens "at the same instant" and why:
 //   completion     a job that ends at t frees its CPUs before anything else looks at the machine at t
 //   iteration_end  a report published at t is known to the tick at t
+//   waiting        a waiting-time estimate published at t (sim/waiting_model.hpp): known to the tick at t too
 //   arrival        a job submitted at t meets the machine after t's completions
 //   timer          Decision::wake_at, after the facts of t are in
 //   quantum        the RM's periodic tick (delivers reports, then Event::quantum), last: it sees all of t
@@ -21,7 +22,7 @@
 
 namespace cosched::sim {
 
-enum class EventKind : std::uint8_t { completion = 0, iteration_end, arrival, timer, quantum, resume };
+enum class EventKind : std::uint8_t { completion = 0, iteration_end, waiting, arrival, timer, quantum, resume };
 
 const char* to_string(EventKind k) noexcept;
 

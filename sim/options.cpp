@@ -13,6 +13,7 @@ ParsedOptions parse_options(int argc, char** argv) {
   std::string select = "fcfs";
   int quantum_ms = 100;
   bool no_analyzer = false;
+  bool no_waiting_time = false;
   bool no_placement = false;
   bool list = false;
   sa::Config& sa = o.sim.analyzer.config;
@@ -109,6 +110,9 @@ ParsedOptions parse_options(int argc, char** argv) {
       ->check(CLI::IsMember({"auto", "always", "never"}))
       ->capture_default_str();
   app.add_flag("--no-analyzer", no_analyzer, "jobs never measure themselves: no baseline, no reports");
+  app.add_flag("--no-waiting-time", no_waiting_time,
+               "jobs publish no waiting-time efficiency (as run with COSCHED_SAMPLE_MS=0): the RM has the measured "
+               "speedup only");
   app.add_flag("--no-placement", no_placement, "skip rm::place(): CPU counts only, no CPU lists in the traces");
   app.add_option("--seed", o.sim.seed, "seed of the measurement noise")->capture_default_str();
 
@@ -165,6 +169,7 @@ ParsedOptions parse_options(int argc, char** argv) {
   o.sim.selection = *qs::parse_selection(select);  // IsMember admits only known names
   o.sim.quantum_s = quantum_ms / 1000.0;
   o.sim.analyzer.enabled = !no_analyzer;
+  o.sim.analyzer.waiting_time = !no_waiting_time;
   o.sim.place_cpus = !no_placement;
   if (sa.min_report_samples > sa.window) sa.min_report_samples = sa.window;
   // Automatic cadence: without noise a steady job's reports repeat the last one exactly, so none is needed
@@ -191,6 +196,8 @@ nlohmann::json describe(const Options& o) {
           {"released_spin_s", s.analyzer.released_spin_s},
           {"report_every_s", s.timing.report_every_s},
           {"analyzer", s.analyzer.enabled},
+          {"waiting_time", s.analyzer.enabled && s.analyzer.waiting_time},
+          {"baseline", s.analyzer.baseline},
           {"sa_baseline_cpus", sa.baseline_cpus},
           {"sa_baseline_iterations", sa.baseline_iterations},
           {"sa_window", sa.window},

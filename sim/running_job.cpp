@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace cosched::sim {
 namespace {
@@ -46,6 +47,8 @@ RunningJob::RunningJob(const JobSpec& spec, const AnalyzerSettings& analyzer, co
       analyzer_enabled_(measurable(*spec.app, analyzer)),
       analyzer_(for_job(analyzer, spec), seed),
       progress_(spec.work, spec.app->speedup),
+      // Its own stream, apart from the Analyzer's: the measured path draws what it drew without the sampler.
+      waiting_(analyzer.enabled && analyzer.waiting_time, analyzer.noise, seed ^ 0x5741495449474e45ULL),
       iteration_work_(spec.app->iteration_s > 0 ? spec.app->iteration_s : std::max(spec.work, 1e-9)),
       detect_left_(analyzer_enabled_ ? detection_iterations(*spec.app, analyzer) : 0),
       startup_noise_(analyzer.startup_noise),
@@ -67,12 +70,32 @@ double RunningJob::iteration_end_work() const {
 void RunningJob::set_team(double t, int team) {
   if (!spec_->app->fixed_team || team <= 0) {
     progress_.set_team(t, team, timing_.realloc_cost_s);
-    return;
+    threads_on_ = std::max(team, 0);
+  } else {
+    const int threads = std::max(spec_->request, 1);
+    const int cpus = std::min(team, threads);  // more CPUs than threads: the threads use that many
+    const double oversub = 1.0 + timing_.oversub_cost * (static_cast<double>(threads) / cpus - 1.0);
+    progress_.set_team(t, cpus, timing_.realloc_cost_s, oversub);
+    threads_on_ = cpus;
   }
-  const int threads = std::max(spec_->request, 1);
-  const int cpus = std::min(team, threads);  // more CPUs than threads: the threads use that many
-  const double oversub = 1.0 + timing_.oversub_cost * (static_cast<double>(threads) / cpus - 1.0);
-  progress_.set_team(t, cpus, timing_.realloc_cost_s, oversub);
+  update_waiting(t);
+}
+
+// The sampler's view of the job from t (sim/waiting_model.hpp): the CPUs its threads run on, one interval (an
+// iteration at the job's pace now, contention and shared CPUs included, at least 40 ms; 0.2 s for a job whose
+// loop libcosched never finds), the working share of its threads, from its curve without contention, and the
+// end of a reallocation's stall, before which no interval ends.
+void RunningJob::update_waiting(double t) {
+  if (!waiting_.enabled()) return;
+  const int c = threads_on_;
+  double interval = std::numeric_limits<double>::infinity();
+  double efficiency = 0;
+  if (c > 0 && progress_.rate() > 0) {
+    const double iteration = iteration_work_ / progress_.rate();
+    interval = analyzer_enabled_ ? std::max(WaitingModel::kMinIntervalS, iteration) : WaitingModel::kAperiodicS;
+    efficiency = std::min(1.0, catalog::speedup(spec_->app->speedup, c) / c);
+  }
+  waiting_.update(t, c, interval, efficiency, progress_.stalled_until());
 }
 
 void RunningJob::sync_iteration_index() {
@@ -102,6 +125,7 @@ void RunningJob::open_iteration(double t, bool dirty) {
   const bool first = !opened_any_;
   opened_any_ = true;
   const int team = analyzer_.begin_iteration(cpus_, dirty);
+  if (team < cpus_ && analyzer_.phase() == sa::Phase::baseline) ++baseline_iterations_;
   // After a detection delay the program's regions ran at the native team; the first measured iteration
   // changes team, which a DPD-driven Analyzer sees as a team change (warm-up, discarded).
   if (first && before > 0 && team != before) analyzer_.discard();
@@ -163,14 +187,27 @@ bool RunningJob::set_baseline_waits(double t, bool waits) {
   if (!analyzer_enabled_) return false;
   analyzer_.set_baseline_waits(waits);
   silent_ = 0;  // a baseline that starts, pauses or resumes: the iterations to come may publish again
-  // libruntime: the next region runs with the team the Analyzer gives now (a baseline paused or resumed),
-  // not the next iteration. A job not observed now learns it at its next reallocation (docs/simulator.md).
+  return follow_team(t);
+}
+
+bool RunningJob::set_baseline_enabled(double t, bool on) {
+  if (!analyzer_enabled_) return false;
+  analyzer_.set_baseline_enabled(on);
+  silent_ = 0;  // a baseline that starts or ends: the iterations to come may publish again
+  return follow_team(t);
+}
+
+bool RunningJob::follow_team(double t) {
+  // libruntime: the next region runs with the team the Analyzer gives now (a baseline paused, resumed,
+  // started or ended), not the next iteration. A job not observed now learns it at its next reallocation
+  // (docs/simulator.md).
   if (watch_ != Watch::open || !runnable_) return false;
   const int team = analyzer_.team_for(cpus_);
   if (team == progress_.team()) return false;
   progress_.advance(t);
   analyzer_.region(team, t - iteration_started_);
   set_team(t, team);
+  if (team < cpus_ && analyzer_.phase() == sa::Phase::baseline) ++baseline_iterations_;
   ++generation_;
   return true;
 }
@@ -178,6 +215,7 @@ bool RunningJob::set_baseline_waits(double t, bool waits) {
 void RunningJob::set_slowdown(double t, double slowdown) {
   progress_.set_slowdown(t, slowdown);
   ++generation_;
+  update_waiting(t);  // its iterations, hence the sampler's intervals, take longer; its threads wait no more
 }
 
 void RunningJob::on_resume(double t) {

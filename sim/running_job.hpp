@@ -24,6 +24,7 @@
 #include "sim/app_model.hpp"
 #include "sim/event_queue.hpp"
 #include "sim/job_progress.hpp"
+#include "sim/waiting_model.hpp"
 
 namespace cosched::sim {
 
@@ -51,6 +52,15 @@ class RunningJob {
   // Whether the job is alone (--baseline auto): the SelfAnalyzer's baseline waits. True when the job's
   // team changed at t (its pending events are stale).
   bool set_baseline_waits(double t, bool waits);
+  // The RM's rm_no_baseline flag (Daemon::follow_check: a check that could change no decision is not run):
+  // the SelfAnalyzer's baseline on or off. True when the job's team changed at t (its pending events are stale).
+  bool set_baseline_enabled(double t, bool on);
+  // The sampler's waiting-time estimate (sim/waiting_model.hpp): the next one is published at waiting_due()
+  // (+inf: none pending), valid while waiting_generation() stands; the engine calls on_waiting then.
+  [[nodiscard]] double waiting_due() const { return waiting_.due(); }
+  [[nodiscard]] std::uint64_t waiting_generation() const { return waiting_.generation(); }
+  void on_waiting(double t) { waiting_.publish(t); }
+  [[nodiscard]] const rm::WaitingEstimate& waiting() const { return waiting_.estimate(); }
 
   struct Next {
     double t = std::numeric_limits<double>::infinity();
@@ -71,6 +81,9 @@ class RunningJob {
   [[nodiscard]] bool has_analyzer() const { return analyzer_enabled_; }
   [[nodiscard]] const AnalyzerModel& analyzer() const { return analyzer_; }
   [[nodiscard]] std::uint64_t iterations_observed() const { return observed_; }
+  // Observed iterations that ran at a SelfAnalyzer baseline team below the allocation (a baseline that slows
+  // the job), in all.
+  [[nodiscard]] std::uint64_t baseline_iterations() const { return baseline_iterations_; }
 
  private:
   void cpu_set_changed();
@@ -84,6 +97,8 @@ class RunningJob {
   void open_iteration(double t, bool dirty);
   void after_report(double t, double iteration_seconds);
   void set_team(double t, int team);
+  void update_waiting(double t);
+  bool follow_team(double t);  // the Analyzer's team_for moved outside an iteration boundary
   void sync_iteration_index();
 
   const JobSpec* spec_;
@@ -91,6 +106,8 @@ class RunningJob {
   bool analyzer_enabled_;
   AnalyzerModel analyzer_;
   JobProgress progress_;
+  WaitingModel waiting_;
+  int threads_on_ = 0;  // CPUs the job's threads run on now, min(team, allocation) (0: stopped)
   double iteration_work_;
   std::int64_t iteration_ = 0;  // index of the iteration in progress
   int detect_left_ = 0;
@@ -111,6 +128,7 @@ class RunningJob {
   bool runnable_ = true;
   std::uint64_t generation_ = 0;
   std::uint64_t observed_ = 0;
+  std::uint64_t baseline_iterations_ = 0;
 };
 
 }  // namespace cosched::sim

@@ -1,10 +1,12 @@
 // The resource manager's side of the simulation, mirroring rm/daemon/daemon_jobs.cpp call for call: build the
 // snapshot, call the policy, make its answer safe (every allocation in [1, cpus]), place CPUs with the
-// daemon's own rm::place(), apply, and deliver reports at quantum ticks (Daemon::poll_reports).
+// daemon's own rm::place(), apply, and deliver reports at quantum ticks (Daemon::poll_reports): the measured
+// speedup and the waiting-time efficiency, one of them chosen by the daemon's rm::choose_estimate.
 #include <algorithm>
 #include <map>
 
 #include "cosched/log.hpp"
+#include "rm/daemon/estimate.hpp"
 #include "rm/placement/placement.hpp"
 #include "sim/simulator.hpp"
 
@@ -70,6 +72,23 @@ void Simulator::follow_sharing() {
   for (auto& [id, slot] : running_) {
     if (slot.job->set_baseline_waits(now_, !sharing)) schedule(id);
   }
+}
+
+// As Daemon::follow_check: under --baseline auto (here "shared": the policy uses speedups) a job runs its
+// baseline only where the policy says the check could change a decision (Policy::speedup_check_matters), asked
+// with the view the daemon builds for it; --baseline always and never are what they say. The job hears of it as
+// libruntime passes the RM's rm_no_baseline flag on: sa::Analyzer::set_baseline_enabled.
+void Simulator::follow_check(policy::JobId id, Slot& slot, const policy::JobView& v) {
+  if (config_.analyzer.baseline != "shared") return;
+  policy::JobView q;
+  q.id = v.id;
+  q.request = v.request;
+  q.allocation = v.allocation;
+  q.perf = v.perf;
+  const bool wanted = policy_.speedup_check_matters(q);
+  if (wanted == slot.baseline_check) return;
+  slot.baseline_check = wanted;
+  if (slot.job->set_baseline_enabled(now_, wanted)) schedule(id);
 }
 
 bool Simulator::decide(policy::Event event, policy::JobId subject) {
@@ -186,13 +205,36 @@ void Simulator::on_tick(std::int64_t index) {
   for (policy::JobId id : pending_reports_) {
     auto it = running_.find(id);
     if (it == running_.end()) continue;
-    it->second.report_pending = false;
-    it->second.delivered_seq = it->second.job->analyzer().report_seq();
-    policy::Perf p;
+    Slot& slot = it->second;
+    slot.report_pending = false;
+    // Daemon::read_estimates: the job's two estimates, each kept until a newer valid one comes. A report that
+    // fails the RM's range checks is never used (the last good one stays, under the new seq).
+    bool moved = false;
+    const std::uint64_t seq = slot.job->analyzer().report_seq();
+    if (seq != slot.delivered_seq) {
+      slot.delivered_seq = seq;
+      policy::Perf p;
+      if (slot.job->analyzer().perf(p)) {
+        slot.measured = p;
+        moved = true;
+      } else {
+        slot.measured.seq = seq;
+      }
+    }
+    if (const rm::WaitingEstimate& w = slot.job->waiting(); w.seq != slot.waiting.seq) {
+      slot.waiting = w;
+      moved = moved || w.valid;
+    }
     policy::JobView* v = view_of(id);
-    if (v == nullptr || !it->second.job->analyzer().perf(p) || p.seq == v->perf.seq) continue;
-    v->perf = p;
-    v->history.push_back({p.cpus, p.speedup, p.efficiency, p.iteration_s, now_});
+    if (v == nullptr || !moved) continue;
+    // Daemon::poll_reports: one estimate for the policy (rm/daemon/estimate.hpp), the daemon's own choice.
+    const rm::ChosenEstimate c = rm::choose_estimate(slot.measured, slot.waiting, v->allocation);
+    if (!c.perf.valid || c.perf.seq == v->perf.seq) continue;
+    v->perf = c.perf;
+    COSCHED_DEBUG(sim, "t={:.3f} job {}: {} speedup {:.3f} efficiency {:.3f} at {} CPUs (allocation {})", now_, id,
+                  policy::to_string(c.perf.kind), c.perf.speedup, c.perf.efficiency, c.perf.cpus, v->allocation);
+    follow_check(id, slot, *v);
+    v->history.push_back({c.perf.cpus, c.perf.speedup, c.perf.efficiency, c.perf.iteration_s, now_});
     if (v->history.size() > kHistoryDepth) v->history.erase(v->history.begin());
     fresh.push_back(id);
   }

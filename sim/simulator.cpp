@@ -82,6 +82,7 @@ void Simulator::run(const ProgressFn& progress) {
     handle(e);
     if (progress && (stats_.events & 0xffff) == 0) progress(now_, finished_, jobs_.size());
   }
+  for (const auto& [id, slot] : running_) stats_.baseline_iterations += slot.job->baseline_iterations();
   if (!running_.empty() || !queue_.empty()) {
     COSCHED_WARN(sim, "simulation stopped at t={:.3f} s with {} job(s) running and {} queued: nothing left could "
                       "make progress (a policy that stops jobs without a wake_at?)",
@@ -93,13 +94,15 @@ void Simulator::run(const ProgressFn& progress) {
 void Simulator::handle(const SimEvent& e) {
   now_ = std::max(now_, e.t);
   const bool job_event = e.kind == EventKind::completion || e.kind == EventKind::iteration_end ||
-                         e.kind == EventKind::resume;
+                         e.kind == EventKind::waiting || e.kind == EventKind::resume;
   // A job's own event sees the allocation decided for it earlier at this instant.
   if (job_event) flush_job_update(e.subject);
   if (e.kind != EventKind::arrival && e.kind != EventKind::quantum) {
     const bool stale = e.kind == EventKind::timer ? e.generation != timer_generation_ : [&] {
       auto it = running_.find(e.subject);
-      return it == running_.end() || it->second.job->generation() != e.generation;
+      if (it == running_.end()) return true;
+      const RunningJob& j = *it->second.job;
+      return (e.kind == EventKind::waiting ? j.waiting_generation() : j.generation()) != e.generation;
     }();
     if (stale) {
       ++stats_.stale_events;
@@ -132,6 +135,14 @@ void Simulator::handle(const SimEvent& e) {
       if (note_analyzing(s) && v != nullptr && !v->perf.valid) tick_needed_ = true;
       note_report(e.subject, s);
       schedule(e.subject);
+      break;
+    }
+    case EventKind::waiting: {
+      // The job's sampler publishes its waiting-time estimate; the RM reads it at its next tick.
+      Slot& s = running_.at(e.subject);
+      s.job->on_waiting(now_);
+      ++stats_.waiting_estimates;
+      note_report(e.subject, s);
       break;
     }
     case EventKind::resume:
@@ -207,6 +218,7 @@ void Simulator::depart(policy::JobId id) {
   auto it = running_.find(id);
   if (it == running_.end()) return;
   recorder_.ended(it->second.index, now_);
+  stats_.baseline_iterations += it->second.job->baseline_iterations();
   release_successors(it->second.index);
   ++finished_;
   running_.erase(it);
@@ -220,17 +232,25 @@ void Simulator::depart(policy::JobId id) {
 }
 
 void Simulator::schedule(policy::JobId id) {
-  const RunningJob& job = *running_.at(id).job;
+  Slot& slot = running_.at(id);
+  const RunningJob& job = *slot.job;
   const RunningJob::Next next = job.next_event();
   if (std::isfinite(next.t)) events_.push(std::max(next.t, now_), next.kind, id, job.generation());
   if (std::isfinite(job.resume_at())) events_.push(std::max(job.resume_at(), now_), EventKind::resume, id, job.generation());
+  // The sampler's event has its own generation, which moves only when its time does: once per warm-up,
+  // not once per iteration.
+  if (std::isfinite(job.waiting_due()) && slot.waiting_pushed != job.waiting_generation()) {
+    slot.waiting_pushed = job.waiting_generation();
+    events_.push(std::max(job.waiting_due(), now_), EventKind::waiting, id, job.waiting_generation());
+  }
 }
 
 void Simulator::note_report(policy::JobId id, Slot& slot) {
   // A report the RM has not read yet waits for the next tick (Daemon::poll_reports runs each quantum).
   stats_.iterations = stats_.iterations - slot.observed + slot.job->iterations_observed();
   slot.observed = slot.job->iterations_observed();
-  if (slot.report_pending || slot.job->analyzer().report_seq() == slot.delivered_seq) return;
+  if (slot.report_pending) return;
+  if (slot.job->analyzer().report_seq() == slot.delivered_seq && slot.job->waiting().seq == slot.waiting.seq) return;
   slot.report_pending = true;
   pending_reports_.push_back(id);
 }
@@ -258,6 +278,7 @@ const char* to_string(EventKind k) noexcept {
   switch (k) {
     case EventKind::completion: return "completion";
     case EventKind::iteration_end: return "iteration_end";
+    case EventKind::waiting: return "waiting";
     case EventKind::arrival: return "arrival";
     case EventKind::timer: return "timer";
     case EventKind::quantum: return "quantum";

@@ -67,6 +67,8 @@ struct SimStats {
   std::uint64_t reports = 0;        // reports delivered to the policy
   std::uint64_t reallocations = 0;  // allocation changes applied to running jobs
   std::uint64_t iterations = 0;     // iterations fed to SelfAnalyzers
+  std::uint64_t baseline_iterations = 0;  // of those, iterations at a baseline team below the allocation
+  std::uint64_t waiting_estimates = 0;    // waiting-time estimates the jobs published (sim/waiting_model.hpp)
   std::size_t max_queue = 0;
   int max_running = 0;
   int bad_allocations = 0;          // allocations outside [1, cpus] that were clamped (a policy bug)
@@ -104,6 +106,12 @@ class Simulator {
     CpuSet cpus;
     bool report_pending = false;
     std::uint64_t delivered_seq = 0;  // the Analyzer's report_seq the RM last read
+    // As the daemon's Job: the latest validated measured report and waiting-time estimate it read
+    // (Daemon::read_estimates), and whether the job may run its baseline (Daemon::follow_check).
+    policy::Perf measured;
+    rm::WaitingEstimate waiting;
+    bool baseline_check = true;
+    std::uint64_t waiting_pushed = ~std::uint64_t{0};  // the job's waiting_generation() of the queued event
     std::uint64_t observed = 0;       // iterations already counted in SimStats
     bool update_pending = false;      // the RM changed its allocation at this instant; the job not yet
     // The sensing interval in progress (contention.cpp), as the daemon's SensorMark.
@@ -139,6 +147,7 @@ class Simulator {
 
   // sim_rm.cpp: the resource manager's side (snapshot, decide, apply, placement, reports)
   void follow_sharing();
+  void follow_check(policy::JobId id, Slot& slot, const policy::JobView& v);
   bool decide(policy::Event event, policy::JobId subject);
   bool apply(const policy::Decision& d, policy::Event event, policy::JobId subject);
   void on_tick(std::int64_t index);

@@ -24,6 +24,20 @@ std::optional<double> parallel_fraction(const Perf& perf) noexcept {
   return std::clamp((p - 1.0 / perf.efficiency) / (p - 1.0), 0.0, 1.0);
 }
 
+std::optional<double> parallel_fraction(const JobView& job) noexcept {
+  if (auto f = parallel_fraction(job.perf)) return f;
+  if (!job.perf.valid) return std::nullopt;
+  for (auto h = job.history.rbegin(); h != job.history.rend(); ++h) {
+    if (h->cpus <= 1) continue;
+    Perf point;
+    point.valid = true;
+    point.cpus = h->cpus;
+    point.efficiency = h->efficiency;
+    return parallel_fraction(point);
+  }
+  return std::nullopt;
+}
+
 std::vector<int> equal_efficiency_shares(const std::vector<JobView>& jobs, int cpus) {
   const std::size_t n = jobs.size();
   const std::vector<int> equal = equal_shares(jobs, cpus);
@@ -33,7 +47,7 @@ std::vector<int> equal_efficiency_shares(const std::vector<JobView>& jobs, int c
   // Unmeasured jobs keep an equal share: treating them as perfectly efficient (f = 1) would let a newcomer
   // take its whole request from jobs that have proven they scale, until its first report.
   for (std::size_t i = 0; i < n; ++i) {
-    if (auto fit = parallel_fraction(jobs[i].perf)) {
+    if (auto fit = parallel_fraction(jobs[i])) {
       f[i] = *fit;
       alloc[i] = 1;
     } else {
@@ -97,7 +111,7 @@ Decision EqualEfficiency::decide(const Snapshot& s) {
   d.jobs.reserve(s.jobs.size());
   for (std::size_t i = 0; i < s.jobs.size(); ++i) {
     const auto& j = s.jobs[i];
-    const auto f = parallel_fraction(j.perf);
+    const auto f = parallel_fraction(j);
     Allocation a{j.id, shares[i], true, f ? efficiency_label(amdahl_efficiency(*f, shares[i])) : "unmeasured", ""};
     if (shares[i] != j.allocation) {
       a.reason = f ? fmt::format("efficiencies equalised: Amdahl f={:.3f} extrapolates E({})={:.2f} "

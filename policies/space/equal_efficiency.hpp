@@ -28,6 +28,12 @@ double amdahl_efficiency(double f, int p) noexcept;
 // (superlinear points give f = 1). nullopt when there is no usable measurement yet.
 std::optional<double> parallel_fraction(const Perf& perf) noexcept;
 
+// The same for a job: its report, else, when that report was taken at one CPU (which says nothing about
+// scaling: a waiting-time efficiency there is about 1 whatever the job), the latest point of its history at
+// more than one CPU. Without it a job measured at 2 CPUs, then given 1, would fall back to an equal share, be
+// measured at 2 again, and so on.
+std::optional<double> parallel_fraction(const JobView& job) noexcept;
+
 // The allocation itself, one count per job (same order). Jobs without a measurement keep their equal share
 // (equal_shares()); the rest of the machine goes to the measured jobs, one CPU at a time, always to the job
 // whose extrapolated efficiency E(p + 1) is highest (ties: lowest id), never above a request.

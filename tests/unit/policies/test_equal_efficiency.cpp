@@ -109,3 +109,18 @@ TEST(EqualEfficiency, LastBitDifferencesInTheFitDoNotDecide) {
   EXPECT_EQ(a, b);
   EXPECT_EQ(a, (std::vector<int>{62, 1, 1}));  // equal efficiencies: the lowest id first
 }
+
+// A report at one CPU says nothing about scaling (a waiting-time efficiency is about 1 there whatever the
+// job): the job's latest history point at more CPUs gives f instead. E = 0.8 at 2 CPUs: f = (2 − 1.25) / 1.
+TEST(EqualEfficiency, AReportAtOneCpuFallsBackOnTheHistory) {
+  cosched::policy::JobView j;
+  j.perf.valid = true;
+  j.perf.cpus = 1;
+  j.perf.efficiency = 0.97;
+  j.perf.speedup = 0.97;
+  EXPECT_FALSE(cosched::policy::parallel_fraction(j).has_value());
+  j.history.push_back({2, 1.6, 0.8, 0, 1.0});
+  j.history.push_back({1, 0.97, 0.97, 0, 2.0});
+  ASSERT_TRUE(cosched::policy::parallel_fraction(j).has_value());
+  EXPECT_DOUBLE_EQ(*cosched::policy::parallel_fraction(j), 0.75);
+}

@@ -39,7 +39,19 @@ TEST_P(EveryPolicy, SkippingIdenticalReportsAndIdleTicksChangesNothing) {
   slow.every_quantum = true;
   auto a = simulate(fast, jobs, GetParam());
   auto b = simulate(slow, jobs, GetParam());
-  EXPECT_TRUE(same_outcome(a.jobs, b.jobs)) << GetParam();
+  if (std::string(GetParam()) == "pdpa") {
+    // Not exact under PDPA, which acts on a repeated report: one measured at an allocation the job no longer
+    // holds is skipped, but it marks the job as reported in that decision (policies/space/pdpa.cpp), so the CPU
+    // its waiting INC claim would have got that instant is lent instead. Here (t = 12 s) a re-sampled report
+    // of job 3 at its 5 CPUs of a moment before reaches the decision that frees one. The daemon, whose steady
+    // jobs publish at every iteration, is nearer the re-sampling run. Without the waiting-time estimate this
+    // workload happened to be exact, but others were not (arrivals 2.4, 2.6, 2.8, 3.2 or 4 s apart; at 2.4 s PDPA
+    // acted on a repeated report at the job's current allocation, and counted its unmeasured iterations from
+    // the re-sampled ones): docs/simulator.md, "Quantum ticks".
+    EXPECT_NEAR(mean_response(a.jobs), mean_response(b.jobs), 0.01 * mean_response(b.jobs));
+  } else {
+    EXPECT_TRUE(same_outcome(a.jobs, b.jobs)) << GetParam();
+  }
   EXPECT_LT(a.stats.decisions, b.stats.decisions);
   EXPECT_LT(a.stats.iterations, b.stats.iterations);
 }
