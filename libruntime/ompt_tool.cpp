@@ -226,6 +226,7 @@ bool initialize_ours(ompt_function_lookup_t lookup) {
   if (opt.disabled) return false;
   g_debug = opt.debug;
   if (!rm_register(opt, false)) return false;
+  work_state_init();
   work_state_add_self(true);  // the initial thread: it works in its serial code
   team_init(opt, reinterpret_cast<void*>(lookup));
   measure_init(opt, g_tool.arena);

@@ -1,5 +1,7 @@
 #include "work_state.hpp"
 
+#include <dlfcn.h>
+
 #include <algorithm>
 
 namespace cosched::rt {
@@ -7,6 +9,17 @@ namespace cosched::rt {
 StateSlot g_state_slots[kMaxStateSlots];
 std::atomic<int> g_state_slot_count{0};
 constinit __attribute__((tls_model("initial-exec"))) thread_local ThreadFrames tl_frames;
+
+ClockGettimeFn g_vdso_clock_gettime = nullptr;
+
+void work_state_init() noexcept {
+  // Already mapped in every process (RTLD_NOLOAD); glibc names it linux-vdso.so.1 on x86-64.
+  void* vdso = dlopen("linux-vdso.so.1", RTLD_NOW | RTLD_NOLOAD);
+  if (vdso == nullptr) return;
+  auto fn = reinterpret_cast<ClockGettimeFn>(dlsym(vdso, "__vdso_clock_gettime"));
+  timespec probe;
+  if (fn != nullptr && fn(CLOCK_MONOTONIC_COARSE, &probe) == 0) g_vdso_clock_gettime = fn;
+}
 
 void work_state_add_self(bool root) noexcept {
   ThreadFrames& f = tl_frames;
@@ -24,41 +37,29 @@ __attribute__((noinline)) void work_state_change(ThreadFrames& f, bool working) 
   f.working = working;
   StateSlot* slot = f.slot;
   if (slot == nullptr) return;
-  const std::uint64_t now = coarse_now_ns();
+  const std::uint64_t now = coarse_now_ns() & ~std::uint64_t{1};
+  std::uint64_t word;
   if (working) {
     f.since_ns = now;
-  } else if (now > f.since_ns) {
-    f.busy_ns += now - f.since_ns;
+    word = ((f.busy_ns - now) & ~std::uint64_t{1}) | 1U;
+  } else {
+    if (now > f.since_ns) f.busy_ns += now - f.since_ns;
+    word = f.busy_ns & ~std::uint64_t{1};
   }
-  const std::uint32_t q = slot->seq.load(std::memory_order_relaxed);
-  slot->seq.store(q + 1, std::memory_order_relaxed);
-  std::atomic_thread_fence(std::memory_order_release);
-  slot->busy_ns.store(f.busy_ns, std::memory_order_relaxed);
-  slot->since_ns.store(f.since_ns, std::memory_order_relaxed);
-  slot->working.store(working ? 1 : 0, std::memory_order_relaxed);
-  slot->seq.store(q + 2, std::memory_order_release);
+  slot->word.store(word, std::memory_order_relaxed);
 }
 
 std::uint64_t work_state_busy_ns(std::uint64_t now_ns) noexcept {
   const int n = std::min(g_state_slot_count.load(std::memory_order_acquire), kMaxStateSlots);
+  const std::uint64_t now = now_ns & ~std::uint64_t{1};
   std::uint64_t total = 0;
   for (int i = 0; i < n; ++i) {
-    const StateSlot& slot = g_state_slots[i];
-    // A few tries: a thread changes state at most every few hundred nanoseconds, and the sampler reads
-    // between its changes; a thread that keeps the counter odd (it was stopped mid-write) keeps its last total.
-    std::uint64_t busy = slot.busy_ns.load(std::memory_order_relaxed);
-    for (int attempt = 0; attempt < 4; ++attempt) {
-      const std::uint32_t q = slot.seq.load(std::memory_order_acquire);
-      if ((q & 1U) != 0) continue;
-      busy = slot.busy_ns.load(std::memory_order_relaxed);
-      const std::uint64_t since = slot.since_ns.load(std::memory_order_relaxed);
-      const bool working = slot.working.load(std::memory_order_relaxed) != 0;
-      std::atomic_thread_fence(std::memory_order_acquire);
-      if (slot.seq.load(std::memory_order_relaxed) != q) continue;
-      if (working && now_ns > since) busy += now_ns - since;
-      break;
-    }
-    total += busy;
+    const std::uint64_t word = g_state_slots[i].word.load(std::memory_order_relaxed);
+    const std::uint64_t value = word & ~std::uint64_t{1};
+    // Working: busy − since + now, modulo 2^64. A thread whose open interval began after `now` on another
+    // CPU's view of the coarse clock (a tick apart at most) would read as a wrap: counted as its closed time.
+    const std::uint64_t busy = (word & 1U) != 0 ? value + now : value;
+    total += (word & 1U) != 0 && static_cast<std::int64_t>(busy) < 0 ? 0 : busy;
   }
   return total;
 }
