@@ -46,6 +46,7 @@ struct Perf {
   int cpus = 0;             // allocation the measurement was taken with
   int samples = 0;
   double amdahl_f = -1;     // parallel fraction f fitted from two points, -1 if unknown
+  int baseline_cpus = 0;    // team size of the baseline the speedup rests on (0: unknown, or none)
   std::uint64_t seq = 0;    // changes whenever a new report arrives
 };
 

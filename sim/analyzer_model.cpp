@@ -63,6 +63,7 @@ bool AnalyzerModel::perf(policy::Perf& out) const {
   p.cpus = r.cpus;
   p.samples = r.samples;
   p.amdahl_f = r.amdahl_f;
+  p.baseline_cpus = r.baseline_team;
   p.seq = r.seq;
   if (!rm::check_report(p).empty()) return false;
   p.valid = true;

@@ -216,6 +216,7 @@ void Simulator::on_tick(std::int64_t index) {
       policy::Perf p;
       if (slot.job->analyzer().perf(p)) {
         slot.measured = p;
+        slot.measured_below = rm::measured_below_waiting(p, slot.waiting) ? slot.measured_below + 1 : 0;
         moved = true;
       } else {
         slot.measured.seq = seq;
@@ -228,7 +229,7 @@ void Simulator::on_tick(std::int64_t index) {
     policy::JobView* v = view_of(id);
     if (v == nullptr || !moved) continue;
     // Daemon::poll_reports: one estimate for the policy (rm/daemon/estimate.hpp), the daemon's own choice.
-    const rm::ChosenEstimate c = rm::choose_estimate(slot.measured, slot.waiting, v->allocation);
+    const rm::ChosenEstimate c = rm::choose_estimate(slot.measured, slot.waiting, v->allocation, slot.measured_below);
     if (!c.perf.valid || c.perf.seq == v->perf.seq) continue;
     v->perf = c.perf;
     COSCHED_DEBUG(sim, "t={:.3f} job {}: {} speedup {:.3f} efficiency {:.3f} at {} CPUs (allocation {})", now_, id,

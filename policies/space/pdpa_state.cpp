@@ -96,7 +96,10 @@ void remember_point(PdpaJobMemory& m, const PdpaPoint& now, const PdpaParams& p)
   }
   const bool time_moved = slot != nullptr && slot->iteration_s > 0 && now.iteration_s > 0 &&
                           std::fabs(now.iteration_s / slot->iteration_s - 1.0) > 2 * p.stable_band;
-  if (slot != nullptr && (std::fabs(slot->efficiency - now.efficiency) > p.stable_band || time_moved)) {
+  // At one CPU the speedup is 1 by definition: an efficiency that moves there (a waiting-time estimate reads
+  // 0.85-1.0 at one CPU, where a team of 2 shares it) says nothing of the job's behaviour.
+  const bool eff_moved = now.cpus > 1 && slot != nullptr && std::fabs(slot->efficiency - now.efficiency) > p.stable_band;
+  if (slot != nullptr && (eff_moved || time_moved)) {
     for (PdpaPoint& q : m.seen) q = PdpaPoint{};
     slot = &m.seen[0];
   }

@@ -100,6 +100,7 @@ ArenaReport ArenaHost::read_report() const {
     r.perf.cpus = j.cpus.load(std::memory_order_relaxed);
     r.perf.samples = j.samples.load(std::memory_order_relaxed);
     r.perf.amdahl_f = j.amdahl_f.load(std::memory_order_relaxed);
+    r.perf.baseline_cpus = std::clamp(j.baseline_team.load(std::memory_order_relaxed), 0, proto::kMaxCpus);
     std::atomic_thread_fence(std::memory_order_acquire);
     if (j.seq.load(std::memory_order_relaxed) != s0) continue;
     r.present = r.seq > 0;

@@ -197,6 +197,7 @@ bool Daemon::read_estimates(Job& j) {
   if (r.present && r.seq != j.measured.seq) {
     if (r.valid) {
       j.measured = r.perf;
+      j.measured_below = measured_below_waiting(j.measured, j.efficiency.estimate) ? j.measured_below + 1 : 0;
       moved = true;
     } else {
       COSCHED_WARN(arena, "job {}: report {} rejected: {} out of range", j.id, r.seq, r.invalid_field);
@@ -231,7 +232,7 @@ void Daemon::poll_reports() {
     follow_narrowing(j);
     if (!j.runnable) continue;  // stopped: no new report, and it may be frozen mid-write (time_sharing.cpp)
     if (!read_estimates(j)) continue;
-    const ChosenEstimate c = choose_estimate(j.measured, j.efficiency.estimate, j.allocation);
+    const ChosenEstimate c = choose_estimate(j.measured, j.efficiency.estimate, j.allocation, j.measured_below);
     if (c.note != j.estimate_note) {
       if (!c.note.empty()) remember_why(j, "estimate", j.allocation, j.allocation, c.note);
       j.estimate_note = c.note;

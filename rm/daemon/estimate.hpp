@@ -9,8 +9,14 @@
 //     twice the waiting-time estimate's standard error: the job's threads did not work enough to produce it
 //     (a serial job whose samples ran under different outside load read 2.1 at 2 CPUs: its waiting-time
 //     efficiency, 0.5, bounds it at 1.0).
-// Of two sound estimates at the job's current CPUs the measured speedup wins: it also sees work that grows with
-// the CPUs (caches, memory bandwidth), which the waiting times cannot.
+// Of two sound estimates at the job's current CPUs, a measured efficiency below the waiting-time one by more
+// than the tolerance and both uncertainties wins: it sees work that grows with the CPUs (caches, memory
+// bandwidth), which the waiting times cannot. Two that agree within that give the more certain one (half the
+// measured samples' range against twice the waiting-time standard error; the measured one on ties): a baseline compared across a noisy
+// start-up would otherwise move a job its waiting times measure well. For the same reason a measured
+// efficiency below the waiting-time one counts as work inflation only once kInflationConfirm reports in a row
+// showed it (the caller counts them: measured_below_waiting), or at once when its samples spread within
+// kPreciseSpread; until then the waiting-time one is used.
 #pragma once
 
 #include <cstdint>
@@ -42,11 +48,24 @@ struct ChosenEstimate {
   std::string note;           // why this one, or why the measured one failed (empty: nothing to say)
 };
 
+// Our choice: two measured reports in a row below the waiting-time efficiency are work inflation; one may be
+// a baseline taken across a noisy start-up or a reallocation.
+inline constexpr int kInflationConfirm = 2;
+// A measured report whose samples spread within this (relative range) needs no confirmation.
+inline constexpr double kPreciseSpread = 0.05;
+
 // A waiting-time estimate as a Perf: speedup E·P, no iteration time, spread twice its relative standard error.
 policy::Perf waiting_perf(const WaitingEstimate& w);
 
+// Whether `measured` lies below `waiting`, at the same CPUs, by more than kSpeedupTolerance and both
+// uncertainties (half the measured samples' range, twice the waiting-time standard error), with a baseline at
+// one CPU or at most half its CPUs (one from a closer team size pins the Amdahl fit poorly).
+bool measured_below_waiting(const policy::Perf& measured, const WaitingEstimate& waiting);
+
 // `measured`: the SelfAnalyzer's latest validated report (valid = false: none); `allocation`: the CPUs the job
-// holds now. The result's seq is measured.seq + waiting.seq, which moves whenever either does.
-ChosenEstimate choose_estimate(const policy::Perf& measured, const WaitingEstimate& waiting, int allocation);
+// holds now; `below_in_a_row`: the measured reports in a row, the latest included, that measured_below_waiting
+// found below. The result's seq is measured.seq + waiting.seq, which moves whenever either does.
+ChosenEstimate choose_estimate(const policy::Perf& measured, const WaitingEstimate& waiting, int allocation,
+                               int below_in_a_row = kInflationConfirm);
 
 }  // namespace cosched::rm

@@ -96,6 +96,7 @@ struct Job {
   bool measured_failed = false;  // the latest measured speedup was impossible (estimate.hpp)
   std::string estimate_note;     // choose_estimate's note for the latest choice
   bool baseline_check = true;    // the job may run its baseline (proto::rm_no_baseline clear; follow_check)
+  int measured_below = 0;        // measured reports in a row below the waiting-time efficiency (estimate.hpp)
   std::vector<policy::HistoryEntry> history;
   ArenaProgress progress;
   double analyzing_since = -1;            // when progress.phase last became baseline or measuring (-1: it is not)

@@ -96,7 +96,7 @@ class CodesWithoutARegionPeriod(RmTestCase):
 
     def test_a_job_that_slows_down_with_more_threads_is_given_fewer_cpus(self):
         # Tasks too fine to scale: 2 threads run slower than 1 (measured here, natively, side by side).
-        args = [program("tasks-clang"), "--mode", "fine", "--steps", "300", "--quiet"]
+        args = [program("tasks-clang"), "--mode", "fine", "--steps", "1200", "--quiet"]
         t1, t2 = float(field(native(args, 1), "time")), float(field(native(args, 2), "time"))
         print(f"native: 1 thread {t1:.3f} s, 2 threads {t2:.3f} s")
         self.assertGreater(t2, t1, "the program is meant to slow down with a second thread")

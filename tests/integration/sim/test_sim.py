@@ -138,7 +138,8 @@ class Sim(unittest.TestCase):
 class Burst(unittest.TestCase):
     """The burst of issue #10 (docs/reproductions.md, "A burst on 16 CPUs"): four jobs asking for all 16 CPUs
     at once, ep.B one long region. PDPA as it was starves ep.B on the one CPU it was admitted with; today's
-    PDPA does not, and its mean response is within 1 % of Equipartition's: jobs started together get equal
+    PDPA does not, and its mean response is within 2 % of Equipartition's (1 % before the waiting-time estimate;
+    docs/reproductions.md names the change): jobs started together get equal
     shares, and each then moves by PDPA's steps. (The real 16-CPU runs in docs/performance.md gave 0.97x
     and 1.01x.) Deterministic (no noise seeds differ between variants), so the figures are compared exactly
     as the simulator computes them."""
@@ -154,11 +155,13 @@ class Burst(unittest.TestCase):
     def test_old_pdpa_starves_the_non_iterative_job_and_today_s_does_not(self):
         equip, equip_jobs = self.mean_response("--policy", "equip")
         today, today_jobs = self.mean_response("--policy", "pdpa")
+        # As it was: no waiting-time efficiency either (which measures ep.B's one region at once).
         old, old_jobs = self.mean_response("--policy", "pdpa", "--param", "strict=1", "--param",
-                                           "unmeasured_after_s=1000000", "--sa-baseline-cpus", "1")
+                                           "unmeasured_after_s=1000000", "--sa-baseline-cpus", "1",
+                                           "--no-waiting-time")
         self.assertGreater(old_jobs["4"], 3 * today_jobs["4"], "ep.B should starve only under the old rules")
         self.assertGreater(old, 1.5 * equip)
-        self.assertLessEqual(today, 1.01 * equip, f"PDPA {today:.1f} s vs Equipartition {equip:.1f} s")
+        self.assertLessEqual(today, 1.02 * equip, f"PDPA {today:.1f} s vs Equipartition {equip:.1f} s")
         for job, response in today_jobs.items():  # no job pays for its place in the arrival order
             self.assertLess(response, 1.1 * equip_jobs[job], f"job {job}: PDPA {today_jobs}, Equipartition {equip_jobs}")
 

@@ -221,3 +221,16 @@ TEST(PdpaWorkConservationEveryState, ALoanThatBuysSomethingIsStillMade) {
   EXPECT_EQ(m.cpus(1), 2) << m.last.find(1)->reason;
   EXPECT_EQ(m.state(1), "DEC");
 }
+
+// At one CPU the efficiency means nothing of the job's scaling: reports there moving from 1.0 to 0.85 (a team of
+// 2 sharing the CPU) do not make PDPA forget that the second CPU bought nothing, so it is still not lent.
+TEST(PdpaWorkConservationEveryState, ReportsAtOneCpuDoNotForgetAWastedSecondCpu) {
+  PdpaDriver m(2, /*strict=*/false);
+  m.arrive(1, 2);
+  m.report(1, 1.02);
+  ASSERT_EQ(m.cpus(1), 1);
+  for (double e : {1.0, 0.85, 0.97, 0.86}) {
+    m.report(1, e);
+    EXPECT_EQ(m.cpus(1), 1) << m.last.find(1)->reason;
+  }
+}

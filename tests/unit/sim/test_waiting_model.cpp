@@ -3,6 +3,7 @@
 // (rm::choose_estimate, Daemon::follow_check). Every expected value is worked out by hand in the comments.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "sim/running_job.hpp"
@@ -209,6 +210,8 @@ TEST(WaitingModel, AMemoryBoundJobKeepsItsContentionFreeEfficiencyWhileItsMeasur
   EXPECT_EQ(probe.seen[0].perf.kind, policy::EstimateKind::waiting_time);
   EXPECT_EQ(probe.seen[0].perf.cpus, 4);
   EXPECT_NEAR(probe.seen[0].perf.efficiency, 1.0, 1e-12);
+  // The measured report below it (0.7 tick), exact without noise (spread 0, within rm::kPreciseSpread), is work
+  // inflation at once: from then on the measured one is used.
   EXPECT_NEAR(probe.seen[1].t, 0.7, 1e-9);
   EXPECT_EQ(probe.seen[1].perf.kind, policy::EstimateKind::measured_speedup);
   EXPECT_EQ(probe.seen[1].perf.cpus, 4);
@@ -217,7 +220,7 @@ TEST(WaitingModel, AMemoryBoundJobKeepsItsContentionFreeEfficiencyWhileItsMeasur
 
   // Without contention both read 1 at 4 CPUs (0.03-s iterations there, shorter than an interval's 40 ms): the
   // waiting time at 0.36 + 4 × 0.04 = 0.52, the measured speedup at 0.36 + 6 × 0.03 = 0.54, both read at the
-  // 0.6 tick, where the measured one, sound, is chosen.
+  // 0.6 tick. They agree, and without noise both are exact: the measured one (rm::choose_estimate's tie).
   c.memory = {};
   Probe plain("equip", 4);
   simulate(c, {job(1, 0, 4, 20, streamer)}, plain);
