@@ -161,6 +161,7 @@ json Daemon::job_json(const Job& j) const {
                                                          {"iteration_s", ms.iteration_s},
                                                          {"baseline_s", ms.baseline_s},
                                                          {"spread", ms.spread},
+                                                         {"amdahl_f", ms.amdahl_f >= 0 ? json(ms.amdahl_f) : json(nullptr)},
                                                          {"reports", ms.seq},
                                                          {"failed", j.measured_failed}}
                                                    : json(nullptr);

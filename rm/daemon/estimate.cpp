@@ -72,7 +72,9 @@ ChosenEstimate choose_estimate(const policy::Perf& measured, const WaitingEstima
     const double w_unc = 2 * waiting.std_error;
     // A precise measurement needs no second one (our choice: a spread within 5 %, what a quiet machine shows).
     const bool confirmed = below_in_a_row >= kInflationConfirm || m.spread <= kPreciseSpread;
-    if (measured_below_waiting(m, waiting) && confirmed) {
+    if (allocation == 1) {
+      out.perf = m;  // at one CPU the waiting times say nothing of scaling; the measured report's fit does
+    } else if (measured_below_waiting(m, waiting) && confirmed) {
       out.perf = m;
       out.note = fmt::format("measured efficiency {:.2f} below the waiting-time efficiency {:.2f}: work grows with "
                              "the CPUs; the measured one is used", m.efficiency, w.efficiency);

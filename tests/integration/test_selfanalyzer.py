@@ -18,13 +18,15 @@ MALLEABLE = ["--malleable"]
 
 
 def measured(rm, pid, reports=5):
-    """Median of `reports` distinct speedup reports taken at 2 CPUs (each is already a median of 5), and the
-    last; or (None, its status) when the job withheld them under outside load and said why (harness)."""
+    """Median of `reports` distinct measured speedup reports taken at 2 CPUs (each is already a median of 5; the
+    SelfAnalyzer's, status's `measured_speedup`, whichever estimate the policy uses), and the last; or (None, its
+    status) when the job withheld them under outside load and said why (harness)."""
     seen = {}
 
     def enough(j):
-        if j.get("measured_cpus") == 2 and j["phase"] == "measuring":
-            seen[j["reports"]] = j
+        m = j.get("measured_speedup")
+        if m and m["cpus"] == 2 and not m["failed"] and j["phase"] == "measuring":
+            seen[m["reports"]] = dict(m, period=j["period"], allocated=j["allocated"])
         return len(seen) >= reports
 
     if rm.wait_for_report_unless_loaded(pid, also=enough, what=f"{reports} speedup reports") is None:
@@ -135,8 +137,9 @@ class AmdahlNormalisation(RmTestCase):
         seen = {}
 
         def enough(j):
-            if j.get("measured_cpus") == 1 and j.get("amdahl_f") is not None:
-                seen[j["reports"]] = j
+            m = j.get("measured_speedup")
+            if m and m["cpus"] == 1 and m["amdahl_f"] is not None:
+                seen[m["reports"]] = dict(m, team=j["team"])
             return len(seen) >= 3
 
         withheld = rm.wait_for_report_unless_loaded(job.pid, also=enough, timeout=90,
