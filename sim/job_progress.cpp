@@ -30,8 +30,15 @@ void JobProgress::set_slowdown(double t, double slowdown) {
   update_rate();
 }
 
+void JobProgress::set_cpu_share(double t, double share) {
+  advance(t);
+  updated_at_ = std::max(updated_at_, t);
+  share_ = std::clamp(share, 1e-6, 1.0);
+  update_rate();
+}
+
 void JobProgress::update_rate() {
-  rate_ = team_ > 0 ? catalog::speedup(*model_, team_) / (slowdown_ * oversub_) : 0.0;
+  rate_ = team_ > 0 ? catalog::speedup(*model_, team_) * share_ / (slowdown_ * oversub_) : 0.0;
 }
 
 double JobProgress::done_at(double t) const {

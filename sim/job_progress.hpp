@@ -24,6 +24,9 @@ class JobProgress {
   void set_team(double t, int team, double stall_s, double oversub = 1.0);
   // From time t the job's work goes `slowdown` (>= 1) times slower: memory contention (sim/contention.cpp).
   void set_slowdown(double t, double slowdown);
+  // From time t the job's threads get `share` (0, 1] of their CPUs: other jobs' threads run there too, and
+  // the kernel time-shares each CPU evenly among them (sim/cpu_sharing.cpp).
+  void set_cpu_share(double t, double share);
   // Moves the work done to exactly `work` (an event's target), so float drift never makes an event
   // fire twice or an iteration last zero seconds. Only forward, never past the total.
   void snap_to(double work);
@@ -35,6 +38,7 @@ class JobProgress {
   // The work done at time t >= the last update, without updating (what a sensor reads).
   [[nodiscard]] double done_at(double t) const;
   [[nodiscard]] double slowdown() const { return slowdown_; }
+  [[nodiscard]] double cpu_share() const { return share_; }
   [[nodiscard]] double total() const { return total_; }
   [[nodiscard]] double rate() const { return rate_; }
   [[nodiscard]] int team() const { return team_; }
@@ -50,6 +54,7 @@ class JobProgress {
   double rate_ = 0;
   double slowdown_ = 1;
   double oversub_ = 1;
+  double share_ = 1;
   int team_ = -1;  // -1: never set (the first team costs nothing)
 };
 

@@ -218,6 +218,12 @@ void RunningJob::set_slowdown(double t, double slowdown) {
   update_waiting(t);  // its iterations, hence the sampler's intervals, take longer; its threads wait no more
 }
 
+void RunningJob::set_cpu_share(double t, double share) {
+  progress_.set_cpu_share(t, share);
+  ++generation_;
+  update_waiting(t);
+}
+
 void RunningJob::on_resume(double t) {
   progress_.advance(t);
   resume_at_ = std::numeric_limits<double>::infinity();

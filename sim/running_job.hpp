@@ -49,6 +49,7 @@ class RunningJob {
   void on_resume(double t);
   // Memory contention: from t the job's work goes `slowdown` times slower (its pending events are stale).
   void set_slowdown(double t, double slowdown);
+  void set_cpu_share(double t, double share);
   // Whether the job is alone (--baseline auto): the SelfAnalyzer's baseline waits. True when the job's
   // team changed at t (its pending events are stale).
   bool set_baseline_waits(double t, bool waits);

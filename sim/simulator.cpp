@@ -76,6 +76,7 @@ void Simulator::run(const ProgressFn& progress) {
     if (!pending_updates_.empty() && (events_.empty() || events_.top().t > now_)) {
       flush_job_updates();
       update_contention();  // the running set or its teams may have changed
+      update_cpu_sharing();
     }
     if (events_.empty()) break;
     SimEvent e = events_.pop();
@@ -158,6 +159,7 @@ void Simulator::handle(const SimEvent& e) {
   }
   try_start();
   update_contention();  // a team may have changed inside a job (its SelfAnalyzer's phases)
+  update_cpu_sharing();
   schedule_tick();
 }
 

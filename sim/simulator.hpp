@@ -143,6 +143,8 @@ class Simulator {
 
   // contention.cpp: memory contention between the running jobs, and the sensors that see it
   void update_contention();
+  // cpu_sharing.cpp: CPUs that hold several running jobs (more jobs than CPUs), time-shared evenly
+  void update_cpu_sharing();
   void sample_sensors();
   void open_sensor_intervals();
 
@@ -189,6 +191,7 @@ class Simulator {
 
   sensors::SensorSet sensors_;
   bool contention_on_ = false;
+  bool cpus_shared_ = false;  // some job's CPU share is below 1 (update_cpu_sharing)
   bool sensing_on_ = false;
 
   Recorder recorder_;

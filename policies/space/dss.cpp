@@ -99,15 +99,18 @@ Decision Dss::decide(const Snapshot& s) {
   }
   // DSS has no multiprogramming-level rule of its own: start a job while it would get a CPU of its own.
   admit_while_a_cpu_is_unshared(s, d);
+  sharing_.admit(s, d);
   return d;
 }
 
 std::vector<Param> Dss::params() const {
   return {{"fill_remainder", fill_remainder_ ? "1" : "0",
-           "1: hand CPUs left idle by the floor of eq. 2 to the largest remainders; 0: leave them idle (paper)"}};
+           "1: hand CPUs left idle by the floor of eq. 2 to the largest remainders; 0: leave them idle (paper)"},
+          sharing_.param()};
 }
 
 Status Dss::set_param(std::string_view name, std::string_view value) {
+  if (auto st = sharing_.set_param(name, value)) return *st;
   if (name != "fill_remainder") return Policy::set_param(name, value);
   long v = 0;
   if (auto st = parse_int_param(name, value, 0, 1, v); !st) return st;

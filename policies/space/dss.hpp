@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "policies/policy.hpp"
+#include "policies/queue_sharing.hpp"
 
 namespace cosched::policy {
 
@@ -41,6 +42,7 @@ class Dss final : public Policy {
 
  private:
   bool fill_remainder_ = false;
+  QueueSharing sharing_;
 };
 
 }  // namespace cosched::policy

@@ -124,6 +124,7 @@ Decision EqualEfficiency::decide(const Snapshot& s) {
   }
   // No multiprogramming-level policy of its own (the paper runs it under a fixed ML of four, §5).
   admit_while_a_cpu_is_unshared(s, d);
+  sharing_.admit(s, d);
   return d;
 }
 

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "policies/policy.hpp"
+#include "policies/queue_sharing.hpp"
 
 namespace cosched::policy {
 
@@ -17,6 +18,14 @@ class EqualEfficiency final : public Policy {
   [[nodiscard]] std::unique_ptr<Policy> clone() const override { return std::make_unique<EqualEfficiency>(*this); }
   [[nodiscard]] bool uses_speedup() const override { return true; }  // extrapolated efficiencies
   Decision decide(const Snapshot& s) override;
+  [[nodiscard]] std::vector<Param> params() const override { return {sharing_.param()}; }
+  Status set_param(std::string_view name, std::string_view value) override {
+    if (auto st = sharing_.set_param(name, value)) return *st;
+    return Policy::set_param(name, value);
+  }
+
+ private:
+  QueueSharing sharing_;
 };
 
 // Amdahl's law with parallel fraction f (PDPA paper §3.1, "Amdahl's Factor"):

@@ -56,7 +56,13 @@ Decision Equipartition::decide(const Snapshot& s) {
   // Equipartition has no multiprogramming-level policy of its own (the QS applies a fixed ML): a new job
   // can start whenever it would get a CPU of its own.
   admit_while_a_cpu_is_unshared(s, d);
+  sharing_.admit(s, d);
   return d;
+}
+
+Status Equipartition::set_param(std::string_view name, std::string_view value) {
+  if (auto st = sharing_.set_param(name, value)) return *st;
+  return Policy::set_param(name, value);
 }
 
 }  // namespace cosched::policy

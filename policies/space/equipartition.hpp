@@ -4,6 +4,7 @@
 #pragma once
 
 #include "policies/policy.hpp"
+#include "policies/queue_sharing.hpp"
 
 namespace cosched::policy {
 
@@ -12,6 +13,11 @@ class Equipartition final : public Policy {
   [[nodiscard]] std::string_view name() const override { return "equip"; }
   [[nodiscard]] std::unique_ptr<Policy> clone() const override { return std::make_unique<Equipartition>(*this); }
   Decision decide(const Snapshot& s) override;
+  [[nodiscard]] std::vector<Param> params() const override { return {sharing_.param()}; }
+  Status set_param(std::string_view name, std::string_view value) override;
+
+ private:
+  QueueSharing sharing_;
 };
 
 // The water-filling core, shared with policies that start from an equal split (e.g. PDPA's NO_REF cap):

@@ -215,6 +215,7 @@ Decision Pdpa::decide(const Snapshot& s) {
   MayStart ms = pdpa_may_start(running, machine, p, s.starting);
   d.may_start = ms.ok;
   d.may_start_reason = std::move(ms.reason);
+  if (!p_.strict) sharing_.admit(s, d, p_.max_ml);
   return d;
 }
 
@@ -248,11 +249,13 @@ std::vector<Param> Pdpa::params() const {
        "the rule is ours, docs/policies.md)"},
       {"strict", std::to_string(p_.strict),
        "1: the paper's PDPA (first job takes min(request, free), idle CPUs stay idle); 0: no job above its equal "
-       "share while jobs wait, idle CPUs lent to running jobs (taken back on arrivals)"},
+       "share while jobs wait, idle CPUs lent to running jobs (taken back on arrivals), jobs_per_cpu applies"},
+      sharing_.param(),
   };
 }
 
 Status Pdpa::set_param(std::string_view name, std::string_view value) {
+  if (auto st = sharing_.set_param(name, value)) return *st;
   PdpaParams next = p_;
   Status st;
   long v = 0;

@@ -15,6 +15,7 @@
 
 #include "pdpa_state.hpp"
 #include "policies/policy.hpp"
+#include "policies/queue_sharing.hpp"
 
 namespace cosched::policy {
 
@@ -40,6 +41,7 @@ class Pdpa final : public Policy {
 
  private:
   PdpaParams p_;
+  QueueSharing sharing_;  // off under strict=1 (the paper's PDPA)
   std::unordered_map<JobId, PdpaJobMemory> memory_;
   bool thresholds_changed_ = false;  // target_eff/high_eff changed since the last active event (§4.2.4)
   double effective_target_ = -1;     // the target_eff the last decision used (load_target moves it)

@@ -29,7 +29,9 @@ Decision Gang::decide(const Snapshot& s) {
   const int P = std::max(s.machine.cpus, 1);
   const std::size_t n = s.jobs.size();
   std::vector<int> width(n);
-  for (std::size_t i = 0; i < n; ++i) width[i] = std::clamp(s.jobs[i].request, 1, P);
+  // narrow=1: with more jobs than CPUs a row holds P one-column jobs (gang.hpp says why).
+  const bool one_column = narrow_ && n > static_cast<std::size_t>(P);
+  for (std::size_t i = 0; i < n; ++i) width[i] = one_column ? 1 : std::clamp(s.jobs[i].request, 1, P);
   const std::vector<int> rows = gang_rows(width, P);
   const int nrows = n == 0 ? 0 : *std::max_element(rows.begin(), rows.end()) + 1;
 
@@ -94,8 +96,11 @@ Decision Gang::decide(const Snapshot& s) {
         a.reason = fmt::format("gang: row {} of {} runs; this job (row {}) fills {} idle CPU(s) of it",
                                my_row + 1, nrows, rows[i] + 1, width[i]);
       } else if (a.runnable) {
-        a.reason = fmt::format("gang: its row {} of {} runs this quantum on min(ρ={}, P={}) = {} CPU(s)", rows[i] + 1,
-                               nrows, j.request, P, width[i]);
+        a.reason = one_column
+                       ? fmt::format("gang: its row {} of {} runs this quantum on 1 CPU ({} jobs for {} CPUs: one "
+                                     "column each, narrow=1)", rows[i] + 1, nrows, n, P)
+                       : fmt::format("gang: its row {} of {} runs this quantum on min(ρ={}, P={}) = {} CPU(s)",
+                                     rows[i] + 1, nrows, j.request, P, width[i]);
       } else {
         a.reason = fmt::format("gang: row {} of {} runs this quantum; this job's row {} waits", my_row + 1, nrows,
                                rows[i] + 1);
@@ -112,14 +117,17 @@ Decision Gang::decide(const Snapshot& s) {
 std::vector<Param> Gang::params() const {
   return {{"alternate", alternate_ ? "1" : "0",
            "1: CPUs the running row leaves idle go to other rows' jobs that fit (work conserving, default); "
-           "0: strict flat gang"}};
+           "0: strict flat gang"},
+          {"narrow", narrow_ ? "1" : "0",
+           "1: with more jobs than CPUs every job takes one column, P jobs to a row (default, our choice); 0: "
+           "min(request, P) columns always (Ousterhout's flat gang)"}};
 }
 
 Status Gang::set_param(std::string_view name, std::string_view value) {
-  if (name != "alternate") return Policy::set_param(name, value);
+  if (name != "alternate" && name != "narrow") return Policy::set_param(name, value);
   long v = 0;
   if (auto st = parse_int_param(name, value, 0, 1, v); !st) return st;
-  alternate_ = v != 0;
+  (name == "alternate" ? alternate_ : narrow_) = v != 0;
   return {};
 }
 

@@ -8,6 +8,13 @@
 // alternate=1 (default, our choice for work conservation): CPUs the chosen row leaves idle go to jobs of
 // other rows that fit in them whole, longest-waiting first (Ousterhout's alternate selection). alternate=0
 // is the strict flat gang: idle columns stay idle, by design.
+//
+// narrow=1 (default, our choice, not Ousterhout's): with more jobs than CPUs, every job takes one column, so
+// a row holds P jobs and each job runs a 1-CPU team (libcosched resizes it, or narrows a fixed team's CPUs).
+// Each job then gets the CPU time the static partition gives it (one CPU, 1/rows of the time) at its
+// one-CPU efficiency, not P CPUs for 1/n of the time at its P-CPU efficiency: with 6 jobs on 2 CPUs the flat
+// gang took 1.11-1.12× the static partition's mean response (bench/real-apps, docs/performance.md).
+// narrow=0 keeps min(ρ, P) columns whatever the load (the comparator of Polychronopoulos et al. §4).
 #pragma once
 
 #include <map>
@@ -27,6 +34,7 @@ class Gang final : public Policy {
 
  private:
   bool alternate_ = true;
+  bool narrow_ = true;
   std::uint64_t step_ = 0;             // rows started so far
   std::vector<JobId> row_;             // the jobs of the row now running
   std::map<JobId, std::uint64_t> last_run_;  // the step in which each job's row last ran

@@ -56,7 +56,12 @@ TEST(PdpaNoConvoys, TwoCpusRunTwoJobsAtOneEachWhileOthersWait) {
   m.arrive(2, 2);  // min(2 queued, 2 - 2) = 0 waiting within the ML: no cap, the free CPU is its
   EXPECT_EQ(m.cpus(2), 1);
   EXPECT_EQ(m.cpus(1), 1);
-  EXPECT_FALSE(m.last.may_start);  // every CPU holds a job
+  // Every CPU holds a job and two wait: they may share the CPUs (jobs_per_cpu, policies/queue_sharing.hpp)...
+  EXPECT_TRUE(m.last.may_start) << m.last.may_start_reason;
+  // ... unless the papers' rule is asked for: one job per CPU.
+  ASSERT_TRUE(m.policy.set_param("jobs_per_cpu", "1"));
+  m.step(Event::quantum, -1);
+  EXPECT_FALSE(m.last.may_start);
 }
 
 TEST(PdpaNoConvoys, MaxMlBoundsTheJobsCountedAsWaiting) {

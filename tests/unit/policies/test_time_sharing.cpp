@@ -25,8 +25,10 @@ TEST(GangRows, FirstFitInAdmissionOrder) {
 }
 
 TEST(Gang, OneRowPerQuantumRoundRobin) {
-  // Four jobs asking for 2 CPUs on 2 CPUs: four rows, each runs alone on its 2 CPUs in turn.
+  // Four jobs asking for 2 CPUs on 2 CPUs, the flat gang (narrow=0): four rows, each runs alone on its 2 CPUs
+  // in turn.
   Gang p;
+  ASSERT_TRUE(p.set_param("narrow", "0"));
   auto s = machine_with(2, {2, 2, 2, 2});
   auto d = step(p, s, Event::arrival, 0);
   EXPECT_EQ(running(d), (std::vector<int>{1, 0, 0, 0}));
@@ -41,6 +43,24 @@ TEST(Gang, OneRowPerQuantumRoundRobin) {
   EXPECT_EQ(d.jobs[2].reason, "gang: row 4 of 4 runs this quantum; this job's row 3 waits");
   EXPECT_TRUE(d.jobs[0].reason.empty());  // stopped before, stopped now: nothing to explain
   EXPECT_EQ(running(step(p, s, Event::quantum, 0.4)), (std::vector<int>{1, 0, 0, 0}));
+}
+
+TEST(Gang, MoreJobsThanCpusTakeOneColumnEach) {
+  // The same four jobs under narrow=1 (the default): one column each, two rows of two jobs.
+  Gang p;
+  auto s = machine_with(2, {2, 2, 2, 2});
+  auto d = step(p, s, Event::arrival, 0);
+  EXPECT_EQ(running(d), (std::vector<int>{1, 1, 0, 0}));
+  EXPECT_EQ(counts(d), (std::vector<int>{1, 1, 1, 1}));
+  EXPECT_EQ(d.jobs[0].state, "row 1/2");
+  d = step(p, s, Event::quantum, 0.1);
+  EXPECT_EQ(running(d), (std::vector<int>{0, 0, 1, 1}));
+  EXPECT_EQ(d.jobs[2].reason, "gang: its row 2 of 2 runs this quantum on 1 CPU (4 jobs for 2 CPUs: one column "
+                              "each, narrow=1)");
+  EXPECT_EQ(running(step(p, s, Event::quantum, 0.2)), (std::vector<int>{1, 1, 0, 0}));
+  // As many jobs as CPUs: their requests again (two rows of one 2-CPU job).
+  auto two = machine_with(2, {2, 2});
+  EXPECT_EQ(counts(step(p, two, Event::arrival, 0.3)), (std::vector<int>{2, 2}));
 }
 
 TEST(Gang, AlternateSelectionFillsIdleColumns) {

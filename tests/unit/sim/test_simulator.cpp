@@ -259,3 +259,35 @@ TEST(Simulator, AClosedJobIsReleasedWhenItsPredecessorEndsPlusThinkTime) {
   EXPECT_NEAR(out.jobs[1].start, end1 + 3, 1e-9);
   EXPECT_DOUBLE_EQ(out.jobs[2].start, 1);
 }
+
+// More jobs than CPUs (policies/queue_sharing.hpp, sim/cpu_sharing.cpp): four 1-CPU jobs of 20 s of work on 2
+// CPUs, submitted together. Equipartition admits all four while they wait (jobs_per_cpu=4): placement puts
+// two on each CPU, each goes at half speed, all end at 40 s. Under the papers' rule (jobs_per_cpu=1) two run
+// at full speed and end at 20 s, the other two start then and end at 40 s.
+TEST(Simulator, JobsThatShareACpuEachGetTheirShareOfIt) {
+  Apps apps;
+  const std::vector<JobSpec> four = {job(1, 0, 1, 20, apps.linear), job(2, 0, 1, 20, apps.linear),
+                                     job(3, 0, 1, 20, apps.linear), job(4, 0, 1, 20, apps.linear)};
+  auto shared = simulate(no_analyzer(2), four, "equip");
+  for (const auto& j : shared.jobs) {
+    EXPECT_NEAR(j.start, 0, 1e-9);
+    EXPECT_NEAR(j.end, 40, 1e-9);
+  }
+  SimConfig pool = no_analyzer(2);
+  pool.place_cpus = false;  // one pool: 2 CPUs / 4 teams
+  for (const auto& j : simulate(pool, four, "equip").jobs) EXPECT_NEAR(j.end, 40, 1e-9);
+  auto queued = simulate(no_analyzer(2), four, "equip", {{"jobs_per_cpu", "1"}});
+  EXPECT_NEAR(queued.jobs[0].end, 20, 1e-9);
+  EXPECT_NEAR(queued.jobs[1].end, 20, 1e-9);
+  EXPECT_NEAR(queued.jobs[2].start, 20, 1e-9);
+  EXPECT_NEAR(queued.jobs[3].end, 40, 1e-9);
+}
+
+// Sharing ends when jobs leave: a 2-s job and a 20-s job on one CPU (1 CPU machine) share it until the short
+// one ends at 4 s (2 s of work at half speed); the long one then has 18 s of work left, alone: ends at 22 s.
+TEST(Simulator, ACpuShareGrowsBackWhenTheOtherJobEnds) {
+  Apps apps;
+  auto out = simulate(no_analyzer(1), {job(1, 0, 1, 20, apps.linear), job(2, 0, 1, 2, apps.linear)}, "equip");
+  EXPECT_NEAR(out.jobs[1].end, 4, 1e-9);
+  EXPECT_NEAR(out.jobs[0].end, 22, 1e-9);
+}
