@@ -120,8 +120,24 @@ def cpu_ticks(pid):
 
 
 class GangOnTwoCpus(RmTestCase):
-    def test_four_kernels_take_turns_and_verify(self):
+    def test_four_jobs_take_one_column_each_by_default(self):
+        # More jobs than CPUs: each job gets one CPU, two rows of two (narrow=1, docs/policies.md).
         rm = self.start_rm(cpus="0-1", policy="gang")
+        jobs = [self.start_job([program(p), cls], rm, request=2) for p, cls in KERNELS]
+        wait_for(lambda: len(rm.status()["jobs"]) == 4, what="four jobs admitted")
+        wait_for(lambda: all(j["allocated"] <= 1 for j in rm.status()["jobs"]), what="one column each")
+        for j in jobs:
+            self.assertEqual(j.wait(timeout=180), 0, j.stderr())
+        rows = [{e["id"]: e for e in d["jobs"]} for d in rm.decisions() if len(d["jobs"]) == 4]
+        self.assertTrue(rows, "no decision with the four jobs")
+        for d in rows:
+            running = [e for e in d.values() if e["run"] == "running"]
+            self.assertLessEqual(len(running), 2, f"more than two jobs running on 2 CPUs: {d}")
+            self.assertTrue(all(e["allocated"] <= 1 for e in running), f"a job holds more than one column: {d}")
+
+    def test_four_kernels_take_turns_and_verify(self):
+        # The flat gang (narrow=0): each job asks for the whole machine, so one job runs at a time.
+        rm = self.start_rm("--param", "narrow=0", cpus="0-1", policy="gang")
         self.assertIn(rm.status()["stopping"], ("cgroup-v2", "cgroup-v1", "signal"))
         backend = rm.status()["stopping"]
         jobs = [self.start_job([program(p), cls], rm, request=2) for p, cls in KERNELS]
