@@ -1,6 +1,7 @@
 // cosched-ctl: inspect and steer a running cosched-rm.
 //   cosched-ctl status [--json]        jobs, allocations, CPUs, measurements
 //   cosched-ctl why JOB                the last decisions about JOB, with their reasons
+//   cosched-ctl report JOB             what JOB's CPUs bought: efficiency per allocation, and fewer CPUs
 //   cosched-ctl release JOB            give one of your jobs back to the native runtime
 //   cosched-ctl policy NAME [k=v ...]  switch policy (or change parameters of the current one)
 //   cosched-ctl set k=v [...]          change parameters of the current policy
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "rm/accounting/accounting_path.hpp"
+#include "rm/accounting/cpu_report.hpp"
 #include "client.hpp"
 #include "cosched/cli.hpp"
 #include "cosched/wire.hpp"
@@ -63,9 +65,17 @@ int main(int argc, char** argv) {
   status->add_option("--state", view.state,
                      "only jobs in this state: the policy's (e.g. INC, STABLE) or running, stopped, suspended");
   long job = 0;
+  std::string history_file;
   auto* why = app.add_subcommand("why", "the last decisions about a job, with their reasons");
   why->add_option("job", job, "job id (from status)")->required();
   why->add_flag("--json", as_json, "machine-readable output");
+  auto* report = app.add_subcommand("report", "what a job's CPUs bought: the efficiency measured at each allocation "
+                                               "it held, its CPU·seconds, and what fewer CPUs would have given");
+  report->add_option("job", job, "job id (from status or history)")->required();
+  report->add_flag("--json", as_json, "machine-readable output");
+  report->add_option("--file", history_file,
+                     "accounting records to read for a job the RM no longer knows (default: the socket's path with "
+                     ".accounting.jsonl for .sock)");
   auto* release = app.add_subcommand("release", "give one of your jobs back to the native runtime for the rest of "
                                                  "its life (its requested team, unconfined, never stopped)");
   release->add_option("job", job, "job id (from status)")->required();
@@ -91,7 +101,6 @@ int main(int argc, char** argv) {
   auto* pairs = app.add_subcommand("pairs", "the co-scheduling policy's learned slowdowns (worst pair first), "
                                             "progress and rates alone");
   pairs->add_flag("--json", as_json, "machine-readable output: the pairs ranked, and what the policy reports");
-  std::string history_file;
   cosched::ctl::HistoryFilter history_filter;
   auto* history = app.add_subcommand("history", "jobs that left the RM, from its accounting records (no RM needed)");
   history->add_option("--file", history_file,
@@ -126,6 +135,7 @@ int main(int argc, char** argv) {
   bool ok = true;
   if (status->parsed() || pairs->parsed()) req = {{"cmd", "status"}};
   if (why->parsed()) req = {{"cmd", "why"}, {"job", job}};
+  if (report->parsed()) req = {{"cmd", "report"}, {"job", job}};
   if (release->parsed()) req = {{"cmd", "release"}, {"job", job}};
   if (policy->parsed()) req = {{"cmd", "policy"}, {"name", name}, {"params", params_object(kvs, ok)}};
   if (set->parsed()) req = {{"cmd", "set"}, {"params", params_object(kvs, ok)}};
@@ -144,6 +154,21 @@ int main(int argc, char** argv) {
   if (!ok) return cosched::cli::kExitUsage;
 
   auto reply = cosched::ctl::request(socket, req, timeout_ms);
+  if (report->parsed() && (!reply || !reply->value("ok", false))) {
+    // The RM keeps the reports of its last departed jobs only, and may be down: the accounting record has it.
+    if (history_file.empty()) history_file = cosched::rm::default_accounting_path(socket);
+    cosched::ctl::HistoryFilter only;
+    only.job = job;
+    std::size_t skipped = 0;
+    auto records = cosched::ctl::read_history(history_file, only, skipped);
+    if (records && !records->empty() && records->back().contains("cpu_report")) {
+      const json& rec = records->back();
+      json out = {{"ok", true}, {"job", job}, {"running", false}, {"command", rec.value("command", std::string())},
+                  {"uid", rec.value("uid", -1)}, {"report", rec["cpu_report"]},
+                  {"text", cosched::rm::cpu_report_text(rec["cpu_report"])}};
+      reply = std::move(out);
+    }
+  }
   if (!reply) {
     std::fprintf(stderr, "cosched-ctl: %s\n", reply.error().message.c_str());
     return cosched::cli::kExitNoRm;
@@ -172,6 +197,9 @@ int main(int argc, char** argv) {
     std::fputs(cosched::ctl::format_status(r).c_str(), stdout);
   } else if (why->parsed()) {
     std::fputs(cosched::ctl::format_why(r).c_str(), stdout);
+  } else if (report->parsed()) {
+    std::printf("job %ld (%s)%s: %s", job, r.value("command", std::string()).c_str(),
+                r.value("running", false) ? ", still running" : "", r.value("text", std::string()).c_str());
   } else if (may->parsed() || expect->parsed()) {
     std::printf("%s: %s\n", r.value("may_start", false) ? "yes" : "no", r.value("reason", std::string()).c_str());
   } else if (policies->parsed()) {

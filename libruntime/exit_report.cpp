@@ -69,11 +69,11 @@ __attribute__((destructor)) void report_unregistered_at_exit() {
     warn(false, "%s (pid %d) never reached the resource manager: it ran %s (%s), which cosched cannot steer",
          prog, pid, rt.what[static_cast<int>(OmpRuntime::unsteerable)], unsteerable);
   } else if (gomp != nullptr && llvm == nullptr) {
-    // libgomp has no tool interface; cosched-run preloads libomp when it finds libgomp among the
-    // program's libraries, so this one came later (dlopen) or through a script.
+    // libgomp has no tool interface; cosched-run preloads libomp in front of it unless told not to, so
+    // this process ran with --no-gomp, or replaced the LD_PRELOAD it was given.
     warn(false,
-         "%s (pid %d) never reached the resource manager: it ran libgomp (%s), which cannot load cosched "
-         "and was not among the libraries cosched-run found; run it with cosched-run --gomp",
+         "%s (pid %d) never reached the resource manager: it ran libgomp (%s), which cannot load cosched, "
+         "without LLVM libomp preloaded in front of it (cosched-run --no-gomp, or an LD_PRELOAD replaced)",
          prog, pid, gomp);
   }
   // Otherwise: no OpenMP runtime at all (not an OpenMP program), or libomp that never started OpenMP

@@ -7,8 +7,9 @@
 // the plugin sets the environment cosched-run would set for that program (libruntime/launcher/launch_env,
 // the same code), plus the job's identity: every task and step of one Slurm job on a node registers under
 // the key "slurm:<job id>", so the RM makes them one job (rm/daemon/mpi_jobs.cpp), and each task asks for the
-// CPUs Slurm gave it. The batch script's step preloads LLVM's libomp by default (unless nogomp): the script
-// is not what runs OpenMP, the programs it starts are, and they inherit its environment. Without an RM on the
+// CPUs Slurm gave it. Every task, the batch script's too, gets LLVM's libomp preloaded (unless nogomp), as
+// under cosched-run: a script is not what runs OpenMP, the programs it starts are, and they inherit its
+// environment. Without an RM on the
 // node the task runs natively, after one warning line: cosched never makes a Slurm job fail.
 #include <dlfcn.h>
 #include <unistd.h>
@@ -53,8 +54,8 @@ struct State {
   std::string socket = "/run/cosched/rm.sock";  // the node RM's default (cosched-rm run by root)
   bool default_on = false;
   int chosen = -1;  // --cosched (1) / --no-cosched (0); -1: the site's default
-  bool gomp = false;    // preload libomp in every task, srun's too (a script that srun runs)
-  bool nogomp = false;  // not in the batch step either: the script's programs keep their own runtime
+  bool gomp = false;    // libomp in every task: the default, a flag kept for job scripts that name it
+  bool nogomp = false;  // no libomp preloaded anywhere: the tasks' programs keep their own runtime
   bool malleable = false;
   bool fixed_team = false;
 };
@@ -108,8 +109,8 @@ char kOnName[] = "cosched";
 char kOnArg[] = "[gomp,nogomp,malleable,fixed-team]";
 char kOnUsage[] =
     "Run the job's tasks under the node's cosched resource manager, as cosched-run would (docs/slurm.md). "
-    "The batch script's programs get LLVM libomp ahead of libgomp. Flags: gomp (libomp in srun's tasks too), "
-    "nogomp (not in the batch script either), malleable, fixed-team.";
+    "Every task gets LLVM libomp ahead of libgomp. Flags: nogomp (keep each program's own OpenMP runtime), "
+    "gomp (the default, accepted), malleable, fixed-team.";
 char kOffName[] = "no-cosched";
 char kOffUsage[] = "Do not run this job under cosched (where the site turned it on for every job).";
 
@@ -242,11 +243,11 @@ __attribute__((visibility("default"))) int slurm_spank_task_init(spank_t sp, int
   s.socket = g_state.socket;
   s.request = task_request(sp, step);
   // The batch script's processes (the shell, the programs it runs) inherit its environment, and the script
-  // itself says nothing about which OpenMP runtime they load: LLVM's libomp goes first, so that a gcc
-  // program run directly from the script is managed too (libomp provides libgomp's GOMP_ entry points).
-  // A process that never enters OpenMP only pays for loading libomp (docs/performance.md, "Preloading
-  // libomp in a batch script").
-  s.force_gomp = g_state.gomp || (step == kBatchStep && !g_state.nogomp);
+  // itself says nothing about which OpenMP runtime they load: plan_launch puts LLVM's libomp first, so that
+  // a gcc program run directly from the script is managed too (libomp provides libgomp's GOMP_ entry
+  // points). A process that never enters OpenMP only pays for loading libomp (docs/performance.md,
+  // "Preloading libomp in a batch script").
+  s.no_gomp = g_state.nogomp;
   s.malleable = g_state.malleable;
   s.fixed_team = g_state.fixed_team;
   s.job = "slurm:" + std::to_string(job);

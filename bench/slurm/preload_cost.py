@@ -5,12 +5,19 @@ process the script starts. Times N runs of each command under three environments
 each in turn, so that load from elsewhere falls on all three alike), and prints the median and the mean
 wall and CPU time of one run per environment, and the medians of the paired wall differences.
 
-    bench/slurm/preload_cost.py [--runs 1000] [--build build/release] [-- COMMAND ...]
+    bench/slurm/preload_cost.py [--runs 1000] [--build build/release] [--cosched-run] [-- COMMAND ...]
 
 Environments:
   native   the script's environment without cosched
   wrap     what a batch step got before libomp was preloaded there (the wrappers, OMP_TOOL_LIBRARIES, ...)
   libomp   what it gets now: the same, with libomp.so.5 ahead of everything else in LD_PRELOAD
+With --cosched-run, the same three through cosched-run itself (docs/usage.md: it preloads libomp into
+every program that does not bring libomp itself):
+  native   the command alone
+  wrap     `cosched-run --no-gomp -- COMMAND`: what cosched-run did before (no libomp for a program
+           without OpenMP among its libraries)
+  libomp   `cosched-run -- COMMAND`: what it does now
+cosched-run's own start (reading the program's libraries) is in both cosched-run figures.
 The commands default to /bin/true and Debian's `python3 -c pass`.
 """
 import argparse
@@ -39,6 +46,16 @@ def environments(build, libomp):
     }
 
 
+def launcher_environments(build):
+    run = os.path.join(build, "libruntime/launcher/cosched-run")
+    if not os.path.exists(run):
+        raise SystemExit(f"preload_cost.py: {run} is missing (build first, or give --build)")
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("COSCHED_", "OMP_TOOL", "KMP_"))
+            and k != "LD_PRELOAD"}
+    base["COSCHED_SOCKET"] = "/nonexistent/rm.sock"
+    return {"native": ([], base), "wrap": ([run, "--no-gomp", "--"], base), "libomp": ([run, "--"], base)}
+
+
 def one_run(argv, env):
     """(wall s, CPU s) of one run: the CPU time (user + system, from wait4) is what the process itself
     used, less disturbed by the other load on a shared machine than the wall time."""
@@ -58,7 +75,8 @@ def measure(argv, envs, runs):
     times = {name: ([], []) for name in envs}
     for _ in range(runs):
         for name, env in envs.items():
-            wall, cpu = one_run(argv, env)
+            prefix, env = env if isinstance(env, tuple) else ([], env)
+            wall, cpu = one_run(prefix + argv, env)
             times[name][0].append(wall)
             times[name][1].append(cpu)
     return times
@@ -69,10 +87,12 @@ def main():
     ap.add_argument("--runs", type=int, default=1000)
     ap.add_argument("--build", default=os.path.join(os.path.dirname(__file__), "../../build/release"))
     ap.add_argument("--libomp", default="/usr/lib/llvm-14/lib/libomp.so.5")
+    ap.add_argument("--cosched-run", action="store_true", help="measure through cosched-run (see above)")
     ap.add_argument("command", nargs="*")
     args = ap.parse_args()
     commands = [args.command] if args.command else [["/bin/true"], ["/usr/bin/python3", "-c", "pass"]]
-    envs = environments(os.path.abspath(args.build), args.libomp)
+    build = os.path.abspath(args.build)
+    envs = launcher_environments(build) if args.cosched_run else environments(build, args.libomp)
     print(f"{args.runs} runs of each, interleaved; ms per run, median (mean) of the wall time, then of the "
           f"CPU time; the median of the paired wall differences")
     pairs = (("wrap", "native"), ("libomp", "wrap"), ("libomp", "native"))

@@ -107,13 +107,25 @@ LaunchPlan plan_launch(const std::string& program, const LaunchSettings& s, cons
     plan.warnings.push_back(runtime.warning);
     return plan;
   }
-  plan.gomp = s.force_gomp || runtime.kind == OmpRuntime::gomp;
+  // What a program will load is known only for what it links: python3 imports scikit-learn's libgomp, a
+  // script runs gcc programs, a plugin host dlopens. Preloading libomp in front of all of them costs a
+  // process that never starts OpenMP about 0.2 ms of loading (docs/performance.md, "Preloading libomp"),
+  // so it is the default; only a program that brings LLVM libomp itself needs none.
+  plan.gomp = !s.no_gomp && runtime.kind != OmpRuntime::llvm;
+  if (runtime.readable && !plan.notes.empty() && runtime.kind != OmpRuntime::llvm) {
+    // The runtime's line (program_runtime.cpp puts it last) says what the preload is for.
+    plan.notes.back() += !plan.gomp ? "; libomp is not preloaded (--no-gomp)"
+                         : runtime.kind == OmpRuntime::gomp
+                             ? "; libomp is preloaded"
+                             : "; libomp is preloaded, so that a libgomp it loads later (dlopen, an interpreter's "
+                               "import) is managed";
+  }
   if (auto facts = elf_facts(program); facts.ok()) {
     plan.relinked = has(facts->needed, "libcosched.so");
     mpi = has(facts->needed, "libmpi.so");
     plan.threadprivate = facts->threadprivate_imports;  // TLS libcosched finds by itself (dl_iterate_phdr)
   } else {
-    plan.elf_note = unreadable_program_note(program, facts.error().message);
+    plan.elf_note = unreadable_program_note(program, facts.error().message, plan.gomp);
   }
   auto set = [&](const char* name, const std::string& value) { plan.env.push_back({name, value}); };
   set("COSCHED_SOCKET", s.socket);
@@ -139,7 +151,12 @@ LaunchPlan plan_launch(const std::string& program, const LaunchSettings& s, cons
   if (!user_binding) set("KMP_AFFINITY", "disabled");
   // LD_PRELOAD order matters: the wrappers must come before the runtime they forward to.
   std::string preload = getenv("LD_PRELOAD", present);
-  auto prepend = [&](const std::string& lib) { preload = preload.empty() ? lib : lib + ":" + preload; };
+  // A program launched from a script that runs under cosched-run inherits the script's preloads: each
+  // library once, in the order already there.
+  auto prepend = [&](const std::string& lib) {
+    if ((":" + preload + ":").find(":" + lib + ":") != std::string::npos) return;
+    preload = preload.empty() ? lib : lib + ":" + preload;
+  };
   if (plan.gomp) {
     prepend(libs.libomp);
     set("COSCHED_GOMP", "1");

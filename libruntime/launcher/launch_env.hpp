@@ -14,7 +14,7 @@ struct LaunchSettings {
   std::string socket;        // COSCHED_SOCKET
   int request = 0;           // COSCHED_REQUEST; 0: leave it to libcosched (OMP_NUM_THREADS, else the CPUs we may use)
   bool quiet = false;
-  bool force_gomp = false;   // preload LLVM libomp even when no libgomp is found among the program's libraries
+  bool no_gomp = false;      // never preload LLVM libomp: a libgomp program runs on libgomp, natively
   bool no_wrap = false;
   bool malleable = false;
   bool fixed_team = false;
@@ -39,7 +39,7 @@ struct EnvChange {
 
 struct LaunchPlan {
   std::vector<EnvChange> env;  // to set, in order (LD_PRELOAD holds its whole new value)
-  bool gomp = false;           // a libgomp program moved onto libomp
+  bool gomp = false;           // LLVM libomp preloaded: a libgomp the program loads (now or by dlopen) resolves to it
   bool relinked = false;       // the program links libcosched itself
   bool threadprivate = false;
   std::string wrap;            // the wrapper library preloaded, empty if none
@@ -54,8 +54,10 @@ struct LaunchPlan {
 using GetEnv = std::function<std::string(const char* name, bool& present)>;
 
 // The environment a program needs to run under cosched. `program` is the resolved path of the executable;
-// its OpenMP runtime is found among all the libraries it loads (program_runtime.hpp). A script is read as
-// a clang/libomp program, as cosched-run always did; `getenv` reads the environment the program will get.
+// its OpenMP runtime is found among all the libraries it loads (program_runtime.hpp). Unless it loads LLVM
+// libomp itself (or a runtime cosched cannot steer), libomp is preloaded: a script, an interpreter or a
+// program that dlopens libgomp is then managed like a gcc program whose libgomp cosched-run saw
+// (docs/architecture.md, "Interpreters and scripts"). `getenv` reads the environment the program will get.
 LaunchPlan plan_launch(const std::string& program, const LaunchSettings& settings, const LibraryPaths& libs,
                        const GetEnv& getenv);
 

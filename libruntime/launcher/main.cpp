@@ -1,9 +1,10 @@
 // cosched-run: launches an unmodified OpenMP binary under cosched.
 //
 //   clang/libomp binary  → OMP_TOOL_LIBRARIES=libcosched.so (libomp loads the tool)
-//   gcc/libgomp binary   → additionally LD_PRELOAD=LLVM libomp, which exports the GOMP_* entry points, so
-//                          the same OMPT path serves both compilers (libgomp anywhere among the libraries
-//                          the program loads, found as the loader would: elf_closure.hpp)
+//   anything else        → additionally LD_PRELOAD=LLVM libomp, which exports the GOMP_* entry points, so
+//                          the same OMPT path serves both compilers: a gcc binary (libgomp anywhere among
+//                          the libraries it loads, found as the loader would: elf_closure.hpp), and a
+//                          script or interpreter whose libgomp comes later (python3 importing scikit-learn)
 //   unsteerable runtime  → (Intel's libiomp5, …) one warning line, and the program runs natively
 //   relinked binary      → already links libcosched: only the environment is set
 // The program replaces this process (exec), so its pid is the job's pid and its exit status is ours.
@@ -52,21 +53,26 @@ int main(int argc, char** argv) {
   std::string socket = cosched::wire::default_socket_path();
   int request = 0;
   bool quiet = false;
-  bool force_gomp = false;
+  bool gomp = false;
+  bool no_gomp = false;
   bool verbose = false;
   bool no_wrap = false;
   bool malleable = false;
   bool fixed_team = false;
   bool no_mpi = false;
+  bool report = false;
   std::string job;
   std::vector<std::string> command;
   app.add_option("--socket", socket, "RM socket (env COSCHED_SOCKET)")->capture_default_str();
   app.add_option("--request", request, "CPUs to ask for (default: OMP_NUM_THREADS, else all CPUs we may use)")
       ->check(CLI::Range(1, 1024));
   app.add_flag("--quiet,-q", quiet, "no warning lines from libcosched (COSCHED_QUIET=1)");
-  app.add_flag("--gomp", force_gomp,
-               "preload LLVM libomp even where no libgomp is found among the program's libraries (a script, "
-               "or a program that loads libgomp with dlopen)");
+  auto* g = app.add_flag("--gomp", gomp, "preload LLVM libomp in front of libgomp: the default, accepted for scripts "
+                                        "written when it was not");
+  app.add_flag("--no-gomp", no_gomp,
+               "never preload LLVM libomp: a gcc program, or one a script or an interpreter (python3) runs, keeps "
+               "libgomp and runs natively; for programs that must keep their own OpenMP runtime")
+      ->excludes(g);
   app.add_flag("--no-wrap", no_wrap,
                "do not preload libcosched_wrap (which lets cosched see the program read or set its team size); "
                "without it cosched never resizes the program's teams");
@@ -89,6 +95,10 @@ int main(int argc, char** argv) {
         return std::string();
       });
   app.add_flag("--no-mpi", no_mpi, "do not preload libcosched_mpi into a program that links libmpi");
+  app.add_flag("--report", report,
+               "at the program's end, print what its CPUs bought on standard error: the efficiency measured at "
+               "each allocation, its CPU·seconds, and what fewer CPUs would have kept (COSCHED_REPORT=-; "
+               "COSCHED_REPORT=FILE appends it to FILE)");
   app.add_flag("--verbose,-v", verbose, "print how the program is launched and the environment it gets");
   app.add_option("command", command, "PROGRAM [ARGS...] (after --)")->required();
   app.prefix_command(false);
@@ -111,7 +121,7 @@ int main(int argc, char** argv) {
   settings.socket = socket;
   settings.request = request;
   settings.quiet = quiet;
-  settings.force_gomp = force_gomp;
+  settings.no_gomp = no_gomp;
   settings.no_wrap = no_wrap;
   settings.malleable = malleable;
   settings.fixed_team = fixed_team;
@@ -131,6 +141,7 @@ int main(int argc, char** argv) {
   // exec keeps our pid: libcosched, in the program, knows by it that it is the process we launched and
   // says at exit when it never reached the RM (libruntime/exit_report.cpp). Children get other pids.
   if (!plan.native) ::setenv("COSCHED_RUN_PID", std::to_string(::getpid()).c_str(), 1);
+  if (report && !plan.native) ::setenv("COSCHED_REPORT", "-", 1);
   if (!quiet) {
     for (const auto& w : plan.warnings) std::fprintf(stderr, "cosched-run: %s\n", w.c_str());
   }
@@ -140,7 +151,7 @@ int main(int argc, char** argv) {
   }
   if (verbose && !plan.native) {
     std::fprintf(stderr, "cosched-run: %s (%s%s%s) socket=%s tool=%s%s%s\n", prog.c_str(),
-                 plan.gomp ? "libgomp → libomp" : "libomp", plan.relinked ? ", relinked" : "",
+                 plan.gomp ? "libomp preloaded for libgomp" : "libomp", plan.relinked ? ", relinked" : "",
                  plan.threadprivate ? ", threadprivate" : "", socket.c_str(), libs.libcosched.c_str(),
                  plan.wrap.empty() ? "" : " wrappers=", plan.wrap.c_str());
     if (!plan.client_tools.empty()) {

@@ -26,12 +26,13 @@ std::string found_line(const Closure& c, int i) {
 
 }  // namespace
 
-std::string unreadable_program_note(const std::string& program, const std::string& why) {
+std::string unreadable_program_note(const std::string& program, const std::string& why, bool libomp_preloaded) {
+  const char* preload = libomp_preloaded ? "libomp is preloaded, so that those that use libgomp (gcc builds) are managed"
+                                         : "libomp is not preloaded (--no-gomp): those that use libgomp run natively";
   if (is_script(program)) {
-    return program + " is a script (#!): the libraries of the programs it runs cannot be read; run it with "
-                     "--gomp if they use libgomp (gcc builds)";
+    return program + " is a script (#!): the libraries of the programs it runs cannot be read; " + preload;
   }
-  return why + " (treating it as a clang/libomp program)";
+  return why + " (" + (libomp_preloaded ? "libomp is preloaded" : "libomp is not preloaded: --no-gomp") + ")";
 }
 
 ProgramRuntime program_runtime(const std::string& program, const std::string& ld_library_path,
@@ -62,7 +63,7 @@ ProgramRuntime program_runtime(const std::string& program, const std::string& ld
       out.notes.push_back(std::string(v.what) + ": " + found_line(*closure, v.index));
       break;
     case OmpRuntime::gomp:
-      out.notes.push_back(std::string(v.what) + ": " + found_line(*closure, v.index) + "; libomp is preloaded");
+      out.notes.push_back(std::string(v.what) + ": " + found_line(*closure, v.index));
       break;
     case OmpRuntime::unsteerable: {
       const auto& o = closure->objects[static_cast<std::size_t>(v.index)];

@@ -21,6 +21,6 @@ ProgramRuntime program_runtime(const std::string& program, const std::string& ld
                                const std::string& ld_preload);
 
 // The -v line for a program that is not an ELF file we can read (`why`); a script gets its own line.
-std::string unreadable_program_note(const std::string& program, const std::string& why);
+std::string unreadable_program_note(const std::string& program, const std::string& why, bool libomp_preloaded);
 
 }  // namespace cosched::launcher

@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "accounting_path.hpp"
+#include "cpu_report.hpp"
 #include "cosched/log.hpp"
 #include "rm/daemon/job.hpp"
 
@@ -34,6 +35,36 @@ void note_cpus(Job& j, double now, int cpus) {
   if (!j.cpu_steps.empty() && j.cpu_steps.back().cpus == cpus) return;
   if (j.cpu_steps.size() >= kMaxCpuSteps) j.cpu_steps.pop_back();
   j.cpu_steps.push_back({now, cpus});
+}
+
+void note_estimate(Job& j, const policy::Perf& e) {
+  if (!e.valid || e.cpus < 1) return;
+  for (auto& k : j.estimate_at) {
+    if (k.cpus == e.cpus) {
+      k = e;
+      return;
+    }
+  }
+  j.estimate_at.push_back(e);  // at most one per allocation: bounded by the CPUs
+}
+
+nlohmann::json cpu_report_of(const Job& j, double now) {
+  CpuReportInput in;
+  for (std::size_t i = 0; i < j.cpu_steps.size(); ++i) {
+    const double until = i + 1 < j.cpu_steps.size() ? j.cpu_steps[i + 1].t : now;
+    const int cpus = j.cpu_steps[i].cpus;
+    auto h = std::find_if(in.held.begin(), in.held.end(), [&](const HeldAllocation& x) { return x.cpus == cpus; });
+    if (h == in.held.end()) {
+      in.held.push_back({cpus, 0});
+      h = in.held.end() - 1;
+    }
+    h->seconds += std::max(0.0, until - j.cpu_steps[i].t);
+  }
+  in.measured = j.estimate_at;
+  in.cpu_seconds = j.cpu_seconds;
+  if (!j.cpu_steps.empty()) in.cpu_seconds += j.cpu_steps.back().cpus * (now - j.cpu_steps.back().t);
+  in.elapsed_s = now - j.arrival;
+  return cpu_report_json(in);
 }
 
 AccountingLog::~AccountingLog() {
@@ -90,6 +121,7 @@ void AccountingLog::record(const Job& j, const std::string& why, double now, dou
                         {"speedup", or_null(j.perf.valid, j.perf.speedup)},
                         {"efficiency", or_null(j.perf.valid, j.perf.efficiency)},
                         {"measured_cpus", j.perf.valid ? nlohmann::json(j.perf.cpus) : nlohmann::json(nullptr)},
+                        {"cpu_report", cpu_report_of(j, now)},
                         {"policy_state", j.policy_state},
                         {"slurm_job_id", slurm_id_json(j)},
                         {"end_reason", why}};

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cosched/error.hpp"
+#include "policies/snapshot.hpp"
 
 namespace cosched::rm {
 
@@ -26,6 +27,10 @@ inline constexpr std::size_t kMaxCpuSteps = 4096;
 
 // Appends a step to the job's record and accumulates its CPU·seconds.
 void note_cpus(Job& j, double now, int cpus);
+// Keeps `e` as the job's latest estimate at e.cpus (cpu_report.hpp).
+void note_estimate(Job& j, const policy::Perf& e);
+// What the job's CPUs bought up to `now` (cpu_report.hpp).
+nlohmann::json cpu_report_of(const Job& j, double now);
 
 class AccountingLog {
  public:

@@ -63,8 +63,8 @@ Result<CtlRequest> parse_object(const json& req) {
       if (!it->is_number()) return bad("field 'since' must be a number (seconds)");
       r.since = it->get<double>();
     }
-  } else if (cmd == "why" || cmd == "release") {
-    r.cmd = cmd == "why" ? CtlCmd::why : CtlCmd::release;
+  } else if (cmd == "why" || cmd == "release" || cmd == "report") {
+    r.cmd = cmd == "why" ? CtlCmd::why : cmd == "release" ? CtlCmd::release : CtlCmd::report;
     auto it = req.find("job");
     if (it == req.end() || !it->is_number_integer()) return bad("field 'job' must be an integer");
     // An unsigned JSON integer above int64's range would wrap into some other job's id.

@@ -15,14 +15,14 @@
 namespace cosched::rm {
 
 enum class CtlCmd { status, may_start, shutdown, decisions, policies, why, policy, set, cluster_local, cluster_switch,
-                    release, expect };
+                    release, expect, report };
 
 struct CtlRequest {
   CtlCmd cmd = CtlCmd::status;
   std::string name;          // policy: the policy to switch to (non-empty)
   policy::ParamList params;  // policy, set: NAME=VALUE pairs, values as text
   double since = -1;         // decisions: entries with t > since
-  policy::JobId job = 0;     // why, release: the job
+  policy::JobId job = 0;     // why, release, report: the job
   int queued = -1;           // may_start: jobs waiting in the asking queuing system (-1: not said)
   int starting = -1;         // may_start: jobs it started that may not have registered yet (-1: not said)
   std::vector<policy::JobId> order;  // cluster_switch: this node's jobs in the cluster's agreed order
@@ -47,6 +47,7 @@ constexpr const char* ctl_command_name(CtlCmd c) noexcept {
 
 // The command list shown when `cmd` is unknown.
 inline constexpr std::string_view kCtlCommands =
-    "status, may_start, policy, set, why, release, decisions, policies, shutdown, cluster_local, cluster_switch, expect";
+    "status, may_start, policy, set, why, report, release, decisions, policies, shutdown, cluster_local, cluster_switch, "
+    "expect";
 
 }  // namespace cosched::rm

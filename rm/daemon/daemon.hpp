@@ -228,6 +228,7 @@ class Daemon {
   std::map<int, policy::JobId> pidfds_;       // pidfd → job
   std::vector<policy::JobId> to_confine_;     // admitted in this event batch, confined after its replies
   std::map<policy::JobId, std::deque<WhyEntry>> departed_why_;  // `why` for recently departed jobs
+  std::map<policy::JobId, nlohmann::json> departed_reports_;    // `report` for recently departed jobs
   DecisionHistory recent_decisions_{4 << 20};  // what changed in recent decisions, for `decisions` (4 MiB)
   policy::JobId next_id_ = 1;
   bool may_start_ = false;

@@ -10,6 +10,7 @@
 #include "ctl_request.hpp"
 #include "daemon.hpp"
 #include "policies/registry.hpp"
+#include "rm/accounting/cpu_report.hpp"
 
 namespace cosched::rm {
 
@@ -337,6 +338,22 @@ json Daemon::answer_ctl(const Conn& c, const CtlRequest& req) {
         entries.push_back({{"t", w.at}, {"event", w.event}, {"from", w.from}, {"to", w.to}, {"reason", w.reason}});
       }
       return {{"ok", true}, {"job", req.job}, {"running", jobs_.count(req.job) != 0}, {"decisions", entries}};
+    }
+    case CtlCmd::report: {
+      // Shown to whoever may see the job's status and `why`: it is measurements, and it changes nothing.
+      json entry;
+      const bool running = jobs_.count(req.job) != 0;
+      if (running) {
+        const Job& j = jobs_.at(req.job);
+        entry = {{"command", j.command}, {"uid", j.uid}, {"report", cpu_report_of(j, now())}};
+      } else if (auto it = departed_reports_.find(req.job); it != departed_reports_.end()) {
+        entry = it->second;
+      } else {
+        return error_reply("no job " + std::to_string(req.job));
+      }
+      entry.update({{"ok", true}, {"job", req.job}, {"running", running},
+                    {"text", cpu_report_text(entry["report"])}});
+      return entry;
     }
     case CtlCmd::release: return release_job(c, req.job);
     case CtlCmd::policy:

@@ -171,6 +171,8 @@ void Daemon::depart(policy::JobId id, const std::string& why) {
                      {{"policy", policy_->name()}, {"rm_pid", ::getpid()}, {"socket", cfg_.socket}});
   departed_why_[id] = std::move(j.why);
   while (departed_why_.size() > kDepartedKept) departed_why_.erase(departed_why_.begin());
+  departed_reports_[id] = {{"command", j.command}, {"uid", j.uid}, {"report", cpu_report_of(j, now())}};
+  while (departed_reports_.size() > kDepartedKept) departed_reports_.erase(departed_reports_.begin());
   const policy::JobId gang = j.gang;
   jobs_.erase(it);
   sensors_.forget(id);
@@ -240,6 +242,7 @@ void Daemon::poll_reports() {
     j.measured_failed = c.measured_failed;
     if (!c.perf.valid || c.perf.seq == j.perf.seq) continue;
     j.perf = c.perf;
+    note_estimate(j, c.perf);
     follow_check(j);
     j.history.push_back({c.perf.cpus, c.perf.speedup, c.perf.efficiency, c.perf.iteration_s, now()});
     if (j.history.size() > kHistoryDepth) j.history.erase(j.history.begin());

@@ -98,6 +98,7 @@ struct Job {
   bool baseline_check = true;    // the job may run its baseline (proto::rm_no_baseline clear; follow_check)
   int measured_below = 0;        // measured reports in a row below the waiting-time efficiency (estimate.hpp)
   std::vector<policy::HistoryEntry> history;
+  std::vector<policy::Perf> estimate_at;  // the latest estimate at each allocation measured (the CPU report)
   ArenaProgress progress;
   double analyzing_since = -1;            // when progress.phase last became baseline or measuring (-1: it is not)
   std::uint64_t iterations_at_analyzing = 0;  // progress.iterations then

@@ -139,12 +139,28 @@ class ProgramRuntimes(RmTestCase):
             self.assertEqual(r.stdout, "plain\n")
             self.assertEqual(r.stderr, "")
 
-    def test_program_that_never_registers_says_so_once_at_exit(self):
-        # omp-dlopen loads its OpenMP library with dlopen: nothing in its dependencies shows libgomp, so it
-        # runs on libgomp, which cannot load cosched. It still computes the right sums.
+    def test_program_that_dlopens_libgomp_is_managed_with_no_flag(self):
+        # omp-dlopen loads its OpenMP library with dlopen: nothing in its dependencies shows libgomp, as with
+        # python3 importing scikit-learn. libomp is preloaded all the same, so libgomp's entry points resolve
+        # to it and the program registers.
+        verbose = self.run_it("-v", "--", program("omp-dlopen"), "1", "1000")
+        self.assertEqual(verbose.returncode, 0, verbose.stderr)
+        self.assertIn("libraries it loads; libomp is preloaded, so that a libgomp it loads later", verbose.stderr)
+        rm = self.start_rm(cpus="0-1")
+        managed = self.start_job([program("omp-dlopen"), "40", str(self.N)], rm, request=2)
+        self.wait_registered(rm, managed, "omp-dlopen")
+        self.check_sums(managed.lines(), 40)
+        self.assertNotIn(NEVER_REACHED, managed.stderr())
+        # --gomp, the default now, is still accepted.
+        again = self.start_job([program("omp-dlopen"), "40", str(self.N)], rm, request=2, launcher=["--gomp"])
+        self.wait_registered(rm, again, "omp-dlopen --gomp")
+
+    def test_no_gomp_program_never_registers_and_says_so_once_at_exit(self):
+        # Under --no-gomp omp-dlopen runs on libgomp, which cannot load cosched. It still computes the right
+        # sums, and says at exit why it was not managed.
         rm = self.start_rm(cpus="0-1")
         iterations = 20
-        job = self.start_job([program("omp-dlopen"), str(iterations), str(self.N)], rm)
+        job = self.start_job([program("omp-dlopen"), str(iterations), str(self.N)], rm, launcher=["--no-gomp"])
         while job.proc.poll() is None:  # the RM never lists it while it runs
             self.assertIsNone(self.listed(rm, job.pid))
         self.assertEqual(job.wait(), 0, job.stderr())
@@ -152,13 +168,17 @@ class ProgramRuntimes(RmTestCase):
         lines = job.stderr().splitlines()
         self.assertEqual(len(lines), 1, job.stderr())
         self.assertIn(f"omp-dlopen (pid {job.pid}) {NEVER_REACHED}: it ran libgomp", lines[0])
-        self.assertIn("run it with cosched-run --gomp", lines[0])
-        # --quiet silences it; --gomp manages the same program.
-        quiet = self.run_it("--quiet", "--", program("omp-dlopen"), "1", "1000", socket=rm.socket)
+        self.assertIn("without LLVM libomp preloaded in front of it (cosched-run --no-gomp", lines[0])
+        # --quiet silences it.
+        quiet = self.run_it("--quiet", "--no-gomp", "--", program("omp-dlopen"), "1", "1000", socket=rm.socket)
         self.assertEqual((quiet.returncode, quiet.stderr), (0, ""))
-        managed = self.start_job([program("omp-dlopen"), "40", str(self.N)], rm, request=2, launcher=["--gomp"])
-        self.wait_registered(rm, managed, "omp-dlopen --gomp")
-        self.assertNotIn(NEVER_REACHED, managed.stderr())
+        # -v says what --no-gomp did; --gomp and --no-gomp exclude each other.
+        verbose = self.run_it("-v", "--no-gomp", "--", program("omp-dlopen"), "1", "1000")
+        self.assertIn("; libomp is not preloaded (--no-gomp)", verbose.stderr)
+        self.assertNotIn("libomp.so", next(l for l in verbose.stderr.splitlines() if "LD_PRELOAD=" in l))
+        both = self.run_it("--gomp", "--no-gomp", "--", "/bin/true")
+        self.assertNotEqual(both.returncode, 0)
+        self.assertIn("excludes", both.stderr)
 
     def test_unreachable_rm_is_one_line(self):
         # The RM that could not be reached is named when registration fails, and not again at exit.
@@ -202,7 +222,19 @@ class ProgramRuntimes(RmTestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         notes = [line for line in r.stderr.splitlines() if "is a script" in line]
         self.assertEqual(notes, [f"cosched-run: {script} is a script (#!): the libraries of the programs it runs "
-                                 "cannot be read; run it with --gomp if they use libgomp (gcc builds)"])
+                                 "cannot be read; libomp is preloaded, so that those that use libgomp (gcc builds) "
+                                 "are managed"])
+
+    def test_script_running_a_gcc_program_is_managed_with_no_flag(self):
+        # The script's own bytes say nothing about libgomp; omp-dlopen, which it runs, hides it too.
+        script = os.path.join(self.dir, "job.sh")
+        with open(script, "w") as f:
+            f.write(f"#!/bin/sh\nexec {program('omp-dlopen')} 40 {self.N}\n")
+        os.chmod(script, 0o755)
+        rm = self.start_rm(cpus="0-1")
+        job = self.start_job([script], rm, request=2)
+        self.wait_registered(rm, job, "job.sh")
+        self.check_sums(job.lines(), 40)
 
 
 class RmCommandLine(unittest.TestCase):

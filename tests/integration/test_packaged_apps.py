@@ -119,6 +119,7 @@ class PackagedApp(RmTestCase):
         self.assertEqual({j["team_mode"] for j in seen if j["team_mode"] != "unknown"}, {self.expect_mode})
         if policy == "equip":  # two jobs on 2 CPUs: one CPU each while both are there
             self.assertIn(1, {j["allocated"] for j in shared}, f"{name} kept both CPUs while the other job ran")
+        self.last_job = job  # its output, for a subclass that compares it
         return seen
 
 

@@ -188,8 +188,8 @@ class CoschedJobs(SlurmTestCase):
         # job's identity.
         got = env_lines(self.read(a_out))
         self.assertEqual(got["COSCHED_JOB"], f"slurm:{a}")
-        # The batch step preloads libomp whatever its script runs: cosched-run's --gomp.
-        r = subprocess.run([RUN, "--socket", rm.socket, "--request", "2", "--malleable", "--gomp", "-v", "--",
+        # The batch step preloads libomp whatever its script runs, as cosched-run does by default.
+        r = subprocess.run([RUN, "--socket", rm.socket, "--request", "2", "--malleable", "-v", "--",
                             "/bin/true"],
                            capture_output=True, text=True, env={k: v for k, v in os.environ.items()
                                                                 if k not in ("LD_PRELOAD",) + LAUNCH_VARS})
