@@ -42,14 +42,8 @@ FewerCpus fewer_cpus(const policy::Perf& e) {
 
 const policy::Perf* main_estimate(const CpuReportInput& in) {
   const policy::Perf* best = nullptr;
-  double best_s = -1;
   for (const auto& m : in.measured) {
-    double s = 0;
-    for (const auto& h : in.held) s += h.cpus == m.cpus ? h.seconds : 0;
-    if (s > best_s || (s == best_s && best != nullptr && m.cpus > best->cpus)) {
-      best = &m;
-      best_s = s;
-    }
+    if (best == nullptr || m.cpus > best->cpus) best = &m;
   }
   return best;
 }

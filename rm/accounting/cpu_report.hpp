@@ -44,8 +44,8 @@ double kept_speed(double f, int q, int p);
 
 FewerCpus fewer_cpus(const policy::Perf& estimate);
 
-// The estimate the advice rests on: the one at the allocation held longest among those measured, the
-// largest allocation on a tie.
+// The estimate the advice rests on: the one at the largest allocation measured, which speaks for every
+// smaller one (a job measured at 2 CPUs, then run at 1, is told what 1 kept of 2).
 const policy::Perf* main_estimate(const CpuReportInput& in);
 
 // {"cpu_seconds", "elapsed_s", "mean_cpus", "allocations": [{"cpus", "held_s", "efficiency", "speedup",

@@ -63,6 +63,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       }
       break;
     case rm::CtlCmd::why:
+    case rm::CtlCmd::report:
     case rm::CtlCmd::release:
     case rm::CtlCmd::decisions:
     case rm::CtlCmd::cluster_local:

@@ -17,11 +17,13 @@ def scenes(out):
     lines = out.splitlines()
     found = []
     for i, line in enumerate(lines):
-        if not line.startswith("--- ") or i + 1 >= len(lines) or not lines[i + 1].lstrip().startswith("JOB"):
+        # The table: a few lines about the RM (policy, sensor, params), then the JOB header and a row per job.
+        head = next((k for k in range(i + 1, min(i + 6, len(lines))) if lines[k].lstrip().startswith("JOB ")), None)
+        if not line.startswith("--- ") or head is None or any(l.startswith("--- ") for l in lines[i + 1:head]):
             continue
-        header = lines[i + 1].split()
+        header = lines[head].split()
         rows = []
-        for row in lines[i + 2:]:
+        for row in lines[head + 1:]:
             cells = row.split()
             if not cells or not cells[0].isdigit():
                 break

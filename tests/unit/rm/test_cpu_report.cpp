@@ -78,16 +78,17 @@ TEST(CpuReport, NotMeasuredSaysSo) {
   EXPECT_DOUBLE_EQ(r["mean_cpus"].get<double>(), 1.75);
 }
 
-TEST(CpuReport, AdviceRestsOnTheAllocationHeldLongest) {
-  // Held 4 CPUs for 10 s and 2 for 30 s: the estimate at 2 CPUs (S = 1.5, f = 2/3) is the one advised on;
-  // S(1)/S(2) = 1/1.5 = 0.667 < 0.9, so 2 CPUs stay.
-  CpuReportInput in{{{4, 10}, {2, 30}}, {estimate(4, 3.2), estimate(2, 1.5)}, 100, 40};
+TEST(CpuReport, AdviceRestsOnTheLargestAllocationMeasured) {
+  // Held 2 CPUs for 10 s at efficiency 0.5 (S = 1: f = 0), then 1 CPU for 30 s: the advice is about the 2,
+  // and 1 CPU keeps all of S(2) = S(1) = 1.
+  CpuReportInput in{{{2, 10}, {1, 30}}, {estimate(2, 1.0), estimate(1, 0.98)}, 50, 40};
   const auto r = cpu_report_json(in);
   EXPECT_EQ(r["advice"]["at_cpus"], 2);
-  EXPECT_EQ(r["advice"]["cpus"], 2);
-  EXPECT_DOUBLE_EQ(r["allocations"][0]["efficiency"].get<double>(), 0.8);
+  EXPECT_EQ(r["advice"]["cpus"], 1);
+  EXPECT_DOUBLE_EQ(r["allocations"][0]["efficiency"].get<double>(), 0.5);
   const std::string text = cpu_report_text(r);
-  EXPECT_NE(text.find("     4 CPUs for     10.0 s: efficiency 0.80, speedup 3.20"), std::string::npos) << text;
+  EXPECT_NE(text.find("     2 CPUs for     10.0 s: efficiency 0.50, speedup 1.00"), std::string::npos) << text;
+  EXPECT_NE(text.find("     1 CPUs for     30.0 s: efficiency 0.98"), std::string::npos) << text;
 }
 
 }  // namespace
