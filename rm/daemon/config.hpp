@@ -41,7 +41,8 @@ struct Config {
   double contention = 1;        // slowdown per unit of excess demand of a fully memory-bound job
   // Slurm (docs/slurm.md): the node whose admission the policy's may_start gates (drain/resume); empty: none.
   std::string slurm_node;
-  std::string scontrol = "scontrol";  // the program that drains and resumes it (found in PATH)
+  std::string scontrol = "scontrol";  // the program that drains and resumes it, and sets AdminComment (PATH)
+  bool slurm_comment = true;  // a departing Slurm job's CPU report goes to its AdminComment (slurm_node.hpp)
   // Progress rates for the co-scheduling policies (sensors/rates.hpp): auto, app-work, iterations, regions,
   // replay:FILE.
   std::string rate_sensor = "auto";

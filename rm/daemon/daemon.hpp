@@ -120,6 +120,7 @@ class Daemon {
   void depart(policy::JobId id, const std::string& why);
   void poll_reports();
   bool read_estimates(Job& j);
+  void write_slurm_comment(const Job& j, const nlohmann::json& report, bool leaving);
   void follow_check(Job& j);  // the job's baseline only where it could change a decision
   void decide(policy::Event event, policy::JobId subject);
   policy::Snapshot snapshot(policy::Event event, policy::JobId subject);
@@ -229,6 +230,7 @@ class Daemon {
   std::vector<policy::JobId> to_confine_;     // admitted in this event batch, confined after its replies
   std::map<policy::JobId, std::deque<WhyEntry>> departed_why_;  // `why` for recently departed jobs
   std::map<policy::JobId, nlohmann::json> departed_reports_;    // `report` for recently departed jobs
+  std::map<std::int64_t, double> slurm_comment_at_;  // Slurm job → when its AdminComment was last written
   DecisionHistory recent_decisions_{4 << 20};  // what changed in recent decisions, for `decisions` (4 MiB)
   policy::JobId next_id_ = 1;
   bool may_start_ = false;

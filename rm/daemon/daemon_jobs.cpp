@@ -11,6 +11,7 @@
 #include "cosched/log.hpp"
 #include "daemon.hpp"
 #include "rm/placement/placement.hpp"
+#include "rm/slurm/slurm_node.hpp"
 #include "rm/placement/rank_split.hpp"
 #include "rm/slurm/slurm_confinement.hpp"
 #include "register_body.hpp"
@@ -171,7 +172,10 @@ void Daemon::depart(policy::JobId id, const std::string& why) {
                      {{"policy", policy_->name()}, {"rm_pid", ::getpid()}, {"socket", cfg_.socket}});
   departed_why_[id] = std::move(j.why);
   while (departed_why_.size() > kDepartedKept) departed_why_.erase(departed_why_.begin());
-  departed_reports_[id] = {{"command", j.command}, {"uid", j.uid}, {"report", cpu_report_of(j, now())}};
+  nlohmann::json report = cpu_report_of(j, now());
+  write_slurm_comment(j, report, true);
+  slurm_comment_at_.erase(j.slurm_job_id);
+  departed_reports_[id] = {{"command", j.command}, {"uid", j.uid}, {"report", std::move(report)}};
   while (departed_reports_.size() > kDepartedKept) departed_reports_.erase(departed_reports_.begin());
   const policy::JobId gang = j.gang;
   jobs_.erase(it);
@@ -189,6 +193,25 @@ void Daemon::depart(policy::JobId id, const std::string& why) {
   }
   policy_->forget(id);
   decide(policy::Event::departure, id);
+}
+
+// Where Slurm users look (docs/slurm.md, "What the job's CPUs bought"): the Slurm job's AdminComment, which
+// slurmctld no longer takes once the job has finished, so it is kept up to date while the job runs, at most
+// once per kSlurmCommentEvery per Slurm job (our choice: a process per update), and written once more when
+// the process leaves, which is too late when it was the batch script's last. The text is the RM's own, the
+// program named by its file name only.
+void Daemon::write_slurm_comment(const Job& j, const nlohmann::json& report, bool leaving) {
+  constexpr double kSlurmCommentEvery = 5;
+  if (j.slurm_job_id < 0 || !cfg_.slurm_comment) return;
+  auto [at, fresh] = slurm_comment_at_.try_emplace(j.slurm_job_id, now());
+  if (!fresh && !leaving && now() - at->second < kSlurmCommentEvery) return;
+  at->second = now();
+  const std::string prog = j.command.substr(0, j.command.find(' '));
+  const std::string text = "cosched: " + prog.substr(prog.rfind('/') + 1) + ": " + report.value("summary", "");
+  if (slurm::spawn_admin_comment(cfg_.scontrol, j.slurm_job_id, j.uid, text.substr(0, 1000)) < 0) {
+    COSCHED_WARN(rm, "job {}: cannot start {} for Slurm job {}'s AdminComment: {}", j.id, cfg_.scontrol,
+                 j.slurm_job_id, std::strerror(errno));
+  }
 }
 
 // Reads the job's two estimates (the SelfAnalyzer's report, the sampler's waiting-time efficiency); true when
@@ -243,6 +266,7 @@ void Daemon::poll_reports() {
     if (!c.perf.valid || c.perf.seq == j.perf.seq) continue;
     j.perf = c.perf;
     note_estimate(j, c.perf);
+    write_slurm_comment(j, cpu_report_of(j, now()), false);
     follow_check(j);
     j.history.push_back({c.perf.cpus, c.perf.speedup, c.perf.efficiency, c.perf.iteration_s, now()});
     if (j.history.size() > kHistoryDepth) j.history.erase(j.history.begin());

@@ -169,7 +169,7 @@ int main(int argc, char** argv) {
                  "(scripts/calibrate-bandwidth)")
       ->check(CLI::Range(0.01, 100.0))
       ->capture_default_str();
-  auto* node_opt = app.add_option(
+  app.add_option(
       "--slurm-node", cfg.slurm_node,
       "Slurm node whose admission the policy gates: drained (reason 'cosched: multiprogramming level reached') "
       "while the policy admits no more jobs, resumed when it does and when the RM exits or dies (docs/slurm.md)")
@@ -181,9 +181,14 @@ int main(int argc, char** argv) {
         }
         return v.empty() ? std::string("must not be empty") : std::string();
       });
-  app.add_option("--scontrol", cfg.scontrol, "the scontrol that drains and resumes --slurm-node (uses SLURM_CONF)")
-      ->capture_default_str()
-      ->needs(node_opt);
+  app.add_option("--scontrol", cfg.scontrol,
+                 "the scontrol that drains and resumes --slurm-node and writes Slurm jobs' AdminComment (uses "
+                 "SLURM_CONF)")
+      ->capture_default_str();
+  bool no_slurm_comment = false;
+  app.add_flag("--no-slurm-comment", no_slurm_comment,
+               "do not put the CPU report of a --cosched Slurm job's program in the job's AdminComment when it ends "
+               "(docs/slurm.md)");
   app.add_flag("--calibrate", cfg.calibrate,
                "measure --thread-bandwidth, --mem-bandwidth and --contention at start, on the managed CPUs, with the "
                "runs of scripts/calibrate-bandwidth (bbma, stream-copy; a few seconds); with --calibration FILE the "
@@ -201,6 +206,7 @@ int main(int argc, char** argv) {
   app.add_option("--log-level", cfg.log_level, "error|warn|info|debug|trace, or per subsystem: rm=debug,policy=trace")
       ->capture_default_str();
   COSCHED_CLI_PARSE(app, argc, argv);
+  cfg.slurm_comment = !no_slurm_comment;
   cfg.mem_bandwidth_given = mem_opt->count() > 0;
   cfg.thread_bandwidth_given = thread_opt->count() > 0;
   cfg.contention_given = contention_opt->count() > 0;

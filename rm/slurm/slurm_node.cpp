@@ -168,4 +168,39 @@ pid_t spawn_node_op(NodeOp op, const std::string& node, const std::string& scont
   ::_exit(r);
 }
 
+bool job_owned_by(const std::string& show_job_line, uid_t uid) {
+  // "UserId=alice(1000)": the uid in parentheses is slurmctld's record of the job's owner.
+  const std::string key = "UserId=";
+  const std::size_t at = show_job_line.find(key);
+  if (at == std::string::npos) return false;
+  const std::size_t open = show_job_line.find('(', at);
+  const std::size_t close = show_job_line.find(')', open == std::string::npos ? at : open);
+  if (open == std::string::npos || close == std::string::npos || show_job_line.find(' ', at) < open) return false;
+  const std::string digits = show_job_line.substr(open + 1, close - open - 1);
+  if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos || digits.size() > 10) return false;
+  return std::stoul(digits) == static_cast<unsigned long>(uid);
+}
+
+pid_t spawn_admin_comment(const std::string& scontrol, std::int64_t job, uid_t uid, const std::string& text) {
+  pid_t pid = ::fork();
+  if (pid != 0) return pid;
+  ::close_range(3, ~0U, 0);
+  int devnull = ::open("/dev/null", O_RDWR);
+  if (devnull >= 0) ::dup2(devnull, STDIN_FILENO);
+  const std::string id = std::to_string(job);
+  std::string shown;
+  // The Slurm job id is the job's own word (its key): the comment goes only on a Slurm job of the same uid.
+  if (run_capture({scontrol, "-o", "show", "job", id}, shown) != 0 || !job_owned_by(shown, uid)) ::_exit(op_not_ours);
+  std::string out;
+  const int rc = run_capture({scontrol, "update", "JobId=" + id, "AdminComment=" + text}, out);
+  // The update at a program's end comes too late when it was the job's last: slurmctld says the job "has already
+  // finished", and the comment written while it ran stays.
+  if (rc != 0 && out.find("already finished") == std::string::npos) {
+    std::string line = "cosched-rm: [slurm] job " + id + ": cannot set its AdminComment: " + first_line(out) + "\n";
+    ssize_t ignored = ::write(STDERR_FILENO, line.data(), line.size());
+    (void)ignored;
+  }
+  ::_exit(rc == 0 ? op_done : op_failed);
+}
+
 }  // namespace cosched::rm::slurm

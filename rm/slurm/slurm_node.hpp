@@ -16,6 +16,7 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
 #include <string>
 
 namespace cosched::rm::slurm {
@@ -52,5 +53,12 @@ NodeOpResult run_node_op(NodeOp op, const std::string& node, const std::string& 
 // The same in a child process (the RM's event loop never waits for slurmctld): returns its pid, -1 when fork
 // failed. Its exit status is the NodeOpResult.
 pid_t spawn_node_op(NodeOp op, const std::string& node, const std::string& scontrol);
+
+// A job's CPU report where Slurm users look (docs/slurm.md, "What the job's CPUs bought"): sets the Slurm job's
+// AdminComment to `text` through `scontrol update`, in a child process (the RM's SIGCHLD handler reaps it), and
+// only when `scontrol -o show job` names `uid` as the job's owner. Returns the child's pid, -1 when fork failed.
+pid_t spawn_admin_comment(const std::string& scontrol, std::int64_t job, uid_t uid, const std::string& text);
+// Whether a `scontrol -o show job` line's UserId=NAME(UID) is `uid`.
+bool job_owned_by(const std::string& show_job_line, uid_t uid);
 
 }  // namespace cosched::rm::slurm

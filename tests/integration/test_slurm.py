@@ -268,6 +268,27 @@ class CoschedJobs(SlurmTestCase):
         self.assertEqual({t for t, _ in probe_lines(text)}, {2}, "not libgomp's native team")
         self.assertIn("verified", text)
 
+    def test_the_cpu_report_goes_to_the_jobs_admin_comment(self):
+        # docs/slurm.md, "What the job's CPUs bought": the RM writes it with scontrol while the job runs, at each
+        # new estimate (at most every 5 s), and once more when the program leaves if Slurm still takes it.
+        rm = self.start_rm(policy="equip")
+        self.use_rm(rm)
+        job, out, _ = self.submit("report", self.probe(iterations=60, work_ms=100), "--cosched=malleable", "-c2")
+
+        def comment():
+            line = self.cluster.run(["scontrol", "-o", "show", "job", str(job)]).stdout.strip()
+            m = re.search(r"AdminComment=(.*?)(?= [A-Za-z]+=|$)", line)
+            return m.group(1).strip() if m and m.group(1).startswith("cosched:") else None
+        text = wait_for(comment, timeout=60, interval=0.2, what="the Slurm job's AdminComment")
+        self.assertRegex(text, r"^cosched: cpu_probe-clang: \d+ CPUs? at efficiency [\d.]+ \((waiting_time|"
+                               r"measured_speedup), confidence [\d.]+\); ")
+        self.assertEqual(self.cluster.wait_ended(job, timeout=120), "COMPLETED", self.read(out))
+        # The accounting record's report is the same kind of sentence, at the job's end.
+        records = subprocess.run([CTL, "--socket", rm.socket, "history", "--json", "--slurm-job", str(job)],
+                                 capture_output=True, text=True, check=True).stdout.splitlines()
+        self.assertEqual(len(records), 1, records)
+        self.assertRegex(json.loads(records[0])["cpu_report"]["summary"], r"^\d+ CPUs? at efficiency ")
+
     def test_the_ranks_of_an_srun_mpi_step_are_one_job(self):
         # srun inside an sbatch --cosched job: the option reaches the step, each rank gets cosched-run's
         # environment for an MPI program (the PMPI wrappers preloaded) and the key of the Slurm job.

@@ -105,3 +105,11 @@ TEST(SlurmNode, TheGuardResumesADrainedNodeWhenTheRmDies) {
   close(p[0]);
   EXPECT_EQ(fake.updates(), "update NodeName=n1 State=RESUME\n");
 }
+
+TEST(SlurmNode, TheAdminCommentGoesOnlyOnAJobOfTheSameUid) {
+  const std::string line = "JobId=42 JobName=wrap UserId=alice(1000) GroupId=alice(1000) MCS_label=N/A Priority=1";
+  EXPECT_TRUE(slurm::job_owned_by(line, 1000));
+  EXPECT_FALSE(slurm::job_owned_by(line, 0));  // root's RM writes it for the job's owner, never for another uid
+  EXPECT_FALSE(slurm::job_owned_by("JobId=42 UserId=(x) GroupId=1", 0));
+  EXPECT_FALSE(slurm::job_owned_by("slurm_load_jobs error: Invalid job id specified", 0));
+}
