@@ -1,4 +1,5 @@
 #include "elf_closure.hpp"
+#include "mapped_file.hpp"
 
 #include <elf.h>
 #include <fcntl.h>
@@ -26,69 +27,6 @@ constexpr int kMachine = EM_AARCH64;
 constexpr int kMachine = -1;  // any
 #endif
 
-// A read-only mapping of a whole file, unmapped when it goes out of scope.
-class Mapped {
- public:
-  Mapped(const Mapped&) = delete;
-  Mapped& operator=(const Mapped&) = delete;
-  Mapped() = default;
-  ~Mapped() {
-    if (data_ != nullptr) ::munmap(data_, size_);
-  }
-  // O_NONBLOCK: a FIFO must not block the open (it is then refused as not a regular file).
-  std::string open(const std::string& path) {
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0) return std::strerror(errno);
-    struct stat st {};
-    std::string why;
-    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-      why = "not a regular file";
-    } else if (st.st_size == 0) {
-      why = "empty file";
-    } else {
-      void* p = ::mmap(nullptr, static_cast<std::size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
-      if (p == MAP_FAILED) {
-        why = std::strerror(errno);
-      } else {
-        data_ = p;
-        size_ = static_cast<std::size_t>(st.st_size);
-      }
-    }
-    ::close(fd);
-    return why;
-  }
-  template <typename T>
-  bool read(std::uint64_t off, T& out) const {
-    if (off > size_ || size_ - off < sizeof(T)) return false;
-    std::memcpy(&out, static_cast<const char*>(data_) + off, sizeof(T));
-    return true;
-  }
-  // The NUL-terminated string at `off`, or false when it runs off the file.
-  bool string_at(std::uint64_t off, std::string& out) const {
-    if (off >= size_) return false;
-    const char* s = static_cast<const char*>(data_) + off;
-    const void* end = std::memchr(s, '\0', size_ - off);
-    if (end == nullptr) return false;
-    out.assign(s, static_cast<const char*>(end));
-    return true;
-  }
-
- private:
-  void* data_ = nullptr;
-  std::size_t size_ = 0;
-};
-
-bool vaddr_to_offset(const Mapped& m, const Elf64_Ehdr& eh, std::uint64_t vaddr, std::uint64_t& off) {
-  for (int i = 0; i < eh.e_phnum; ++i) {
-    Elf64_Phdr ph{};
-    if (!m.read(eh.e_phoff + static_cast<std::uint64_t>(i) * eh.e_phentsize, ph)) return false;
-    if (ph.p_type == PT_LOAD && vaddr >= ph.p_vaddr && vaddr - ph.p_vaddr < ph.p_filesz) {
-      off = vaddr - ph.p_vaddr + ph.p_offset;
-      return true;
-    }
-  }
-  return false;
-}
 
 // Splits a colon-separated path list (LD_LIBRARY_PATH also allows ';'); an empty element is the current
 // directory, as the loader reads it.
@@ -277,7 +215,7 @@ class Walker {
 }  // namespace
 
 Result<DynamicInfo> read_dynamic(const std::string& path) {
-  Mapped m;
+  MappedFile m;
   if (std::string why = m.open(path); !why.empty()) return make_error(Errc::io_error, path + ": " + why);
   Elf64_Ehdr eh{};
   if (!m.read(0, eh) || std::memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0) {
@@ -314,7 +252,7 @@ Result<DynamicInfo> read_dynamic(const std::string& path) {
       }
     }
     std::uint64_t strtab = 0;
-    if (!vaddr_to_offset(m, eh, strtab_vaddr, strtab)) {
+    if (!elf_vaddr_to_offset(m, eh, strtab_vaddr, strtab)) {
       return make_error(Errc::parse_error, path + ": dynamic string table not found");
     }
     bool ok = true;
