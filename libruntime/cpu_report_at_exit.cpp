@@ -1,8 +1,9 @@
 // The job's CPU report at exit (docs/usage.md, "What the job's CPUs bought"), where the user asked for it:
 // COSCHED_REPORT=FILE appends it to FILE, COSCHED_REPORT=- writes it to standard error (cosched-run
 // --report). The RM builds it (rm/accounting/cpu_report.hpp) from what it recorded of the job; the job asks
-// over a control connection of its own, in a library destructor, while its registration connection is
-// still open, so the report covers the whole run. Off the hot path: it runs once, at exit().
+// over a control connection of its own while its registration connection is still open, so the report
+// covers the whole run: from the tool's finalize (libomp's shutdown, before the tool leaves the RM), else
+// from a library destructor. Off the hot path: it runs once, at exit().
 #include <fcntl.h>
 #include <sys/socket.h>
 #include <sys/time.h>
@@ -18,6 +19,8 @@
 #include "options.hpp"
 #include "rm_client.hpp"
 #include "tool_state.hpp"
+
+#include <atomic>
 
 namespace cosched::rt {
 namespace {
@@ -72,7 +75,11 @@ std::string ask_rm(const Options& opt, std::uint32_t job) {
   return text;
 }
 
-__attribute__((destructor)) void write_cpu_report_at_exit() {
+}  // namespace
+
+void write_cpu_report() {
+  static std::atomic<bool> done{false};
+  if (done.exchange(true)) return;
   const char* where = std::getenv("COSCHED_REPORT");
   if (where == nullptr || *where == '\0' || rm_registration() != Registration::registered) return;
   if (!g_tool.rm_alive.load(std::memory_order_acquire)) return;  // the RM is gone, and its record of the job
@@ -96,5 +103,8 @@ __attribute__((destructor)) void write_cpu_report_at_exit() {
   if (!to_stderr) ::close(fd);
 }
 
+namespace {
+// A program whose runtime never finalizes the tool (one that ends in a relinked code's own exit path).
+__attribute__((destructor)) void write_cpu_report_at_exit() { write_cpu_report(); }
 }  // namespace
 }  // namespace cosched::rt

@@ -252,6 +252,7 @@ void tool_finalize(ompt_data_t* /*tool_data*/) {
   client_finalize();
   if (!g_managed) return;
   if (g_debug) measure_summary();
+  write_cpu_report();
   rm_disconnect();
 }
 

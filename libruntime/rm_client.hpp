@@ -24,6 +24,9 @@ void rm_start_watcher();
 void apply_arena_mask_to_self();
 
 // Closes the connection at program end (the RM sees the departure at once).
+// At exit, where COSCHED_REPORT asks for it: the job's CPU report from the RM (cpu_report_at_exit.cpp).
+// Before rm_disconnect, while the RM still has the job; once per process.
+void write_cpu_report();
 void rm_disconnect();
 
 }  // namespace cosched::rt
