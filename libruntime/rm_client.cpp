@@ -87,7 +87,7 @@ bool validate_arena(const proto::Arena* a, std::uint32_t job_id) {
 
 bool register_once(const Options& opt, bool explicit_api);
 
-// Registration's outcome, also read by the report at exit (exit_report.cpp).
+// Registration's outcome, also read by the report at exit (exit/exit_report.cpp).
 std::atomic<int> g_registration{0};  // 0 never tried, 1 registered, 2 failed (native)
 
 }  // namespace

@@ -11,7 +11,7 @@ namespace cosched::rt {
 bool rm_register(const Options& opt, bool explicit_api);
 
 // What became of registration so far: never tried (no OpenMP runtime started the tool, no MPI_Init),
-// registered, or failed (and said so in its one warning line). For exit_report.cpp.
+// registered, or failed (and said so in its one warning line). For exit/exit_report.cpp.
 enum class Registration { never_tried, registered, failed };
 Registration rm_registration();
 
@@ -24,7 +24,7 @@ void rm_start_watcher();
 void apply_arena_mask_to_self();
 
 // Closes the connection at program end (the RM sees the departure at once).
-// At exit, where COSCHED_REPORT asks for it: the job's CPU report from the RM (cpu_report_at_exit.cpp).
+// At exit, where COSCHED_REPORT asks for it: the job's CPU report from the RM (exit/cpu_report_at_exit.cpp).
 // Before rm_disconnect, while the RM still has the job; once per process.
 void write_cpu_report();
 void rm_disconnect();

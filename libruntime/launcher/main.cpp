@@ -139,7 +139,7 @@ int main(int argc, char** argv) {
   });
   for (const auto& e : plan.env) ::setenv(e.name.c_str(), e.value.c_str(), 1);
   // exec keeps our pid: libcosched, in the program, knows by it that it is the process we launched and
-  // says at exit when it never reached the RM (libruntime/exit_report.cpp). Children get other pids.
+  // says at exit when it never reached the RM (libruntime/exit/exit_report.cpp). Children get other pids.
   if (!plan.native) ::setenv("COSCHED_RUN_PID", std::to_string(::getpid()).c_str(), 1);
   if (report && !plan.native) ::setenv("COSCHED_REPORT", "-", 1);
   if (!quiet) {

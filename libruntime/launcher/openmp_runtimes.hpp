@@ -1,6 +1,6 @@
 // The OpenMP runtimes cosched knows by file name: which one a program loads decides how cosched-run
 // launches it (elf_closure.cpp) and what libcosched says at exit when the program never registered
-// (libruntime/exit_report.cpp). Header-only: both sides include it, neither links the other.
+// (libruntime/exit/exit_report.cpp). Header-only: both sides include it, neither links the other.
 #pragma once
 
 #include <cstring>

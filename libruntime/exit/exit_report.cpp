@@ -15,9 +15,9 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "launcher/openmp_runtimes.hpp"
-#include "options.hpp"
-#include "rm_client.hpp"
+#include "libruntime/launcher/openmp_runtimes.hpp"
+#include "libruntime/options.hpp"
+#include "libruntime/rm_client.hpp"
 
 namespace cosched::rt {
 namespace {

@@ -16,9 +16,9 @@
 #include <string>
 
 #include "cosched/wire.hpp"
-#include "options.hpp"
-#include "rm_client.hpp"
-#include "tool_state.hpp"
+#include "libruntime/options.hpp"
+#include "libruntime/rm_client.hpp"
+#include "libruntime/tool_state.hpp"
 
 #include <atomic>
 
@@ -85,7 +85,7 @@ void write_cpu_report() {
   if (!g_tool.rm_alive.load(std::memory_order_acquire)) return;  // the RM is gone, and its record of the job
   const Options opt = read_options();
   if (!opt.job_key.empty()) return;  // a process of a job of several: the job's report is not its own
-  // The program cosched-run started, not a child it forked (exit_report.cpp).
+  // The program cosched-run started, not a child it forked (exit/exit_report.cpp).
   const char* launched = std::getenv("COSCHED_RUN_PID");
   if (launched != nullptr && std::strtol(launched, nullptr, 10) != static_cast<long>(::getpid())) return;
   const std::string text = ask_rm(opt, g_tool.job_id);
