@@ -246,8 +246,10 @@ class NoConvoys(QsubmitTestCase):
         # Under the paper's rule the first job took both CPUs (min(request, free)), scaled well, and the
         # others waited for its end one after another (docs/policies.md, "No convoys"). Now, with three jobs
         # waiting, it holds no more than its equal share of 2 CPUs among the two jobs the CPUs can run.
+        # At most one job per CPU (jobs_per_cpu=1, the paper's admission): the default lets a queue longer than the
+        # machine share CPUs instead (docs/policies.md, "A queue longer than the machine"), which no convoy survives.
         self.write_workload(BURST, long_iters=120, serial="0.0")
-        r, out = self.qsubmit("--policy", "pdpa", "--cpus", "0-1", "--quiet")
+        r, out = self.qsubmit("--policy", "pdpa", "--param", "jobs_per_cpu=1", "--cpus", "0-1", "--quiet")
         self.assertEqual(r.returncode, 0, f"qsubmit failed:\n{r.stdout}\n{r.stderr}")
         jobs = read_jobs(out)
         self.assertEqual(sorted(jobs), [1, 2, 3, 4])
@@ -310,7 +312,8 @@ class JobsBeingStarted(QsubmitTestCase):
             f.write(SLOW_START)
         with open(os.path.join(self.dir, "catalog.yaml"), "w") as f:
             f.write(SLOW_START_CATALOG)
-        r, out = self.qsubmit("--policy", "equip", "--cpus", "0-1", "--quiet")
+        # One job per CPU (jobs_per_cpu=1): the default would let the third share a CPU while jobs wait.
+        r, out = self.qsubmit("--policy", "equip", "--param", "jobs_per_cpu=1", "--cpus", "0-1", "--quiet")
         self.assertEqual(r.returncode, 0, f"qsubmit failed:\n{r.stdout}\n{r.stderr}")
         jobs = read_jobs(out)
         self.assertEqual(sorted(jobs), [1, 2, 3])
