@@ -1,6 +1,6 @@
 #include "sim/analyzer_model.hpp"
 
-#include "rm/daemon/report_check.hpp"
+#include "rm/job/report_check.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -73,7 +73,7 @@ class AnalyzerModel {
   [[nodiscard]] std::uint64_t report_seq() const { return analyzer_->report_seq(); }
   [[nodiscard]] std::uint64_t iterations() const { return analyzer_->iterations(); }
   [[nodiscard]] sa::Phase phase() const { return analyzer_->phase(); }
-  // The latest report as the RM reads it from the arena (rm/daemon/arena_host.cpp, read_report). False while
+  // The latest report as the RM reads it from the arena (rm/job/arena_host.cpp, read_report). False while
   // there is none or when it would fail the RM's range checks.
   bool perf(policy::Perf& out) const;
 

@@ -6,7 +6,7 @@
 #include <map>
 
 #include "cosched/log.hpp"
-#include "rm/daemon/estimate.hpp"
+#include "rm/job/estimate.hpp"
 #include "rm/placement/placement.hpp"
 #include "sim/simulator.hpp"
 
@@ -228,7 +228,7 @@ void Simulator::on_tick(std::int64_t index) {
     }
     policy::JobView* v = view_of(id);
     if (v == nullptr || !moved) continue;
-    // Daemon::poll_reports: one estimate for the policy (rm/daemon/estimate.hpp), the daemon's own choice.
+    // Daemon::poll_reports: one estimate for the policy (rm/job/estimate.hpp), the daemon's own choice.
     const rm::ChosenEstimate c = rm::choose_estimate(slot.measured, slot.waiting, v->allocation, slot.measured_below);
     if (!c.perf.valid || c.perf.seq == v->perf.seq) continue;
     v->perf = c.perf;

@@ -110,7 +110,7 @@ class Simulator {
     // (Daemon::read_estimates), and whether the job may run its baseline (Daemon::follow_check).
     policy::Perf measured;
     rm::WaitingEstimate waiting;
-    int measured_below = 0;  // measured reports in a row below the waiting-time efficiency (rm/daemon/estimate.hpp)
+    int measured_below = 0;  // measured reports in a row below the waiting-time efficiency (rm/job/estimate.hpp)
     bool baseline_check = true;
     std::uint64_t waiting_pushed = ~std::uint64_t{0};  // the job's waiting_generation() of the queued event
     std::uint64_t observed = 0;       // iterations already counted in SimStats

@@ -32,7 +32,7 @@
 #include <limits>
 #include <optional>
 
-#include "rm/daemon/estimate.hpp"
+#include "rm/job/estimate.hpp"
 #include "sim/gen/random.hpp"
 
 namespace cosched::sim {

@@ -61,7 +61,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROG = "run.py"
-TOLERANCE = 0.10  # rm/daemon/estimate.cpp's kSpeedupTolerance: a speedup above its CPUs by more is impossible
+TOLERANCE = 0.10  # rm/job/estimate.cpp's kSpeedupTolerance: a speedup above its CPUs by more is impossible
 FAST_POLL_S = 1.5  # --fast-poll applies to the first 1.5 s of a run, where first estimates come (~80 ms on)
 RM_WAIT_S = 300  # how long to wait for another RM to release the CPUs before giving up
 COMPANION = ["amdahl-clang", "--serial-fraction", "0", "--iterations", "100000", "--work-ms", "20", "--quiet"]

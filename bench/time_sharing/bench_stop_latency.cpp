@@ -26,7 +26,7 @@
 
 #include "rm/enforce/stopper.hpp"
 #include "rm/enforce/guard.hpp"
-#include "rm/daemon/job.hpp"
+#include "rm/job/job.hpp"
 
 namespace {
 

@@ -2,7 +2,7 @@
 //
 // Both sides are versioned: every frame and the arena start with a magic and a version, and a mismatch
 // is one clear error (STYLE habit 9). The RM trusts nothing the job writes: every job-written field is
-// range-checked by the RM before use (rm/daemon/arena_host.cpp).
+// range-checked by the RM before use (rm/job/arena_host.cpp).
 #pragma once
 
 #include <atomic>

@@ -12,7 +12,7 @@
 #include "accounting_path.hpp"
 #include "cpu_report.hpp"
 #include "cosched/log.hpp"
-#include "rm/daemon/job.hpp"
+#include "rm/job/job.hpp"
 
 namespace cosched::rm {
 

@@ -15,12 +15,6 @@ namespace cosched::rm {
 
 struct Job;
 
-// From `t` (RM seconds) on, the job held `cpus` CPUs.
-struct CpuStep {
-  double t = 0;
-  int cpus = 0;
-};
-
 // The steps a job keeps: enough for any policy that moves a job a few times a second for an hour; past
 // that, the last step is overwritten (cpu_seconds stays exact: it is accumulated, not recomputed).
 inline constexpr std::size_t kMaxCpuSteps = 4096;

@@ -16,7 +16,7 @@
 #include "cosched/cpuset.hpp"
 #include "cosched/error.hpp"
 #include "guard.hpp"
-#include "rm/daemon/job.hpp"
+#include "rm/job/job.hpp"
 
 namespace cosched::rm {
 

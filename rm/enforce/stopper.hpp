@@ -17,7 +17,7 @@
 
 #include "cosched/error.hpp"
 #include "guard.hpp"
-#include "rm/daemon/job.hpp"
+#include "rm/job/job.hpp"
 
 namespace cosched::rm {
 

@@ -7,7 +7,7 @@
 #include "cosched/cpuset.hpp"
 #include <vector>
 
-#include "rm/daemon/job.hpp"
+#include "rm/job/job.hpp"
 
 namespace cosched::rm {
 

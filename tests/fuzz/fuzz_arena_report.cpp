@@ -15,8 +15,8 @@
 #include <memory>
 
 #include "cosched/protocol.hpp"
-#include "rm/daemon/arena_host.hpp"
-#include "rm/daemon/report_check.hpp"
+#include "rm/job/arena_host.hpp"
+#include "rm/job/report_check.hpp"
 
 namespace rm = cosched::rm;
 namespace proto = cosched::proto;

@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "rm/daemon/arena_host.hpp"
+#include "rm/job/arena_host.hpp"
 
 using namespace cosched;
 using cosched::rm::ArenaHost;

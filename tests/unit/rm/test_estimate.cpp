@@ -1,8 +1,8 @@
-// Which estimate a policy sees (rm/daemon/estimate.hpp), with values worked out by hand.
+// Which estimate a policy sees (rm/job/estimate.hpp), with values worked out by hand.
 #include <gtest/gtest.h>
 
-#include "rm/daemon/estimate.hpp"
-#include "rm/daemon/report_check.hpp"
+#include "rm/job/estimate.hpp"
+#include "rm/job/report_check.hpp"
 
 using cosched::policy::EstimateKind;
 using cosched::policy::Perf;

@@ -10,7 +10,6 @@
 #include <string>
 #include <vector>
 
-#include "rm/accounting/accounting.hpp"
 #include "arena_host.hpp"
 #include "cosched/cpuset.hpp"
 #include "policies/snapshot.hpp"
@@ -27,6 +26,12 @@ struct SensorMark {
   ArenaSensors counters;  // the job's cumulative counters when it opened
   std::uint64_t net_bytes = 0;  // the PMPI wrappers' bytes out + in when it opened
   std::vector<policy::JobId> group;  // its co-schedule partners when it opened (Decision::co_schedule)
+};
+
+// From `t` (RM seconds) on, the job held `cpus` CPUs (its accounting: rm/accounting/accounting.hpp).
+struct CpuStep {
+  double t = 0;
+  int cpus = 0;
 };
 
 // One line of `cosched-ctl why JOB`.
@@ -110,7 +115,7 @@ struct Job {
 
   std::deque<WhyEntry> why;   // most recent last, bounded
 
-  // Accounting (accounting.hpp): the CPUs granted over time, and CPU·seconds up to the last step.
+  // Accounting (rm/accounting/accounting.hpp): the CPUs granted over time, and CPU·seconds up to the last step.
   std::vector<CpuStep> cpu_steps;
   double cpu_seconds = 0;
 };
