@@ -6,7 +6,7 @@
 // job registers or kExpectS has passed (a job that never enters OpenMP never registers). qsubmit waits for its
 // own jobs the same way (docs/qsubmit.md).
 #include "cosched/log.hpp"
-#include "rm/daemon/daemon.hpp"
+#include "daemon.hpp"
 
 namespace cosched::rm {
 
