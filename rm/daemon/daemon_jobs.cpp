@@ -11,7 +11,7 @@
 #include "cosched/log.hpp"
 #include "daemon.hpp"
 #include "rm/placement/placement.hpp"
-#include "rm/slurm/slurm_node.hpp"
+#include "rm/enforce/slurm_node.hpp"
 #include "rm/placement/rank_split.hpp"
 #include "rm/slurm/slurm_confinement.hpp"
 #include "register_body.hpp"

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "control_file.hpp"
-#include "rm/slurm/slurm_node.hpp"
+#include "slurm_node.hpp"
 
 namespace cosched::rm {
 

@@ -1,7 +1,7 @@
 // The Slurm node gate as the daemon runs it (cosched-rm --slurm-node NAME): after every decision it is
-// told the policy's may_start answer and drains or resumes the node to match (slurm_node.hpp), one scontrol
-// child at a time, never waiting for it in the event loop. The guard learns of each drain before it is
-// issued, so a node drained by an RM that dies is resumed by the guard; the RM resumes it on a clean exit,
+// told the policy's may_start answer and drains or resumes the node to match (rm/enforce/slurm_node.hpp), one
+// scontrol child at a time, never waiting for it in the event loop. The guard learns of each drain before it
+// is issued, so a node drained by an RM that dies is resumed by the guard; the RM resumes it on a clean exit,
 // and at start resumes a node a dead RM and its guard both left drained with our reason.
 #pragma once
 
@@ -11,7 +11,7 @@
 #include <string>
 
 #include "rm/enforce/guard.hpp"
-#include "slurm_node.hpp"
+#include "rm/enforce/slurm_node.hpp"
 
 namespace cosched::rm {
 

@@ -1,4 +1,4 @@
-// The Slurm node gate's mechanism (rm/slurm/slurm_node.hpp) against a fake scontrol: a node is drained only
+// The Slurm node gate's mechanism (rm/enforce/slurm_node.hpp) against a fake scontrol: a node is drained only
 // when nobody else drained it, resumed only while the reason is cosched's, and the guard resumes it when the
 // RM dies.
 #include <gtest/gtest.h>
@@ -10,7 +10,7 @@
 #include <string>
 
 #include "rm/enforce/guard.hpp"
-#include "rm/slurm/slurm_node.hpp"
+#include "rm/enforce/slurm_node.hpp"
 
 namespace slurm = cosched::rm::slurm;
 

@@ -12,6 +12,9 @@
 //
 // Whose drain is it: the node is drained only when nobody else drained it (or took it down), with the reason
 // kDrainReason, and resumed only while that reason is still ours. An administrator's drain is never undone.
+//
+// In rm/enforce/ rather than rm/slurm/: it is a mechanism, and the guard (guard.cpp), which resumes a node a
+// dead RM left drained, runs it; rm/slurm/'s gate, which drives it by the policy's answers, sits above enforce/.
 #pragma once
 
 #include <sys/types.h>
