@@ -15,6 +15,7 @@
 
 #include "cosched/log.hpp"
 #include "policies/registry.hpp"
+#include "rm/slurm/slurm_aware.hpp"
 
 namespace cosched::rm {
 

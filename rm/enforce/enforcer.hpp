@@ -53,9 +53,6 @@ class Enforcer {
 Result<std::unique_ptr<Enforcer>> make_enforcer(std::string_view kind, const CpuSet& managed, Guard& guard);
 
 std::unique_ptr<Enforcer> make_affinity_enforcer(const CpuSet& managed);
-// Jobs in Slurm's own cgroups (Job::in_slurm_cgroup) go to an affinity backend, never moved out of them
-// (slurm_aware.cpp); others to `primary`. A primary that moves no process is returned as it is.
-std::unique_ptr<Enforcer> make_slurm_aware_enforcer(std::unique_ptr<Enforcer> primary, const CpuSet& managed);
 std::unique_ptr<Enforcer> make_null_enforcer();
 // version: 1 or 2. Fails (unsupported) when that hierarchy has no usable cpuset controller.
 Result<std::unique_ptr<Enforcer>> make_cgroup_enforcer(int version, const CpuSet& managed, Guard& guard);

@@ -44,8 +44,6 @@ class Stopper {
 Result<std::unique_ptr<Stopper>> make_stopper(std::string_view kind, bool cpuset_v2, Guard& guard);
 
 std::unique_ptr<Stopper> make_signal_stopper(Guard& guard);
-// Jobs in Slurm's own cgroups are stopped with signals, never moved into a freezer cgroup (slurm_aware.cpp).
-std::unique_ptr<Stopper> make_slurm_aware_stopper(std::unique_ptr<Stopper> primary, Guard& guard);
 // version 1 or 2; fails (unsupported) when that hierarchy has no usable freezer.
 Result<std::unique_ptr<Stopper>> make_freezer_stopper(int version, bool cpuset_v2, Guard& guard);
 

@@ -3,10 +3,9 @@
 // job (Job::in_slurm_cgroup, read from the kernel at admission) the cpuset enforcement is done by affinity,
 // which the kernel intersects with Slurm's cpuset, and time sharing by signals instead of a freezer cgroup.
 // Every other job gets the backends the RM chose. These wrappers only route; each backend acts as before.
-#include <set>
+#include "slurm_aware.hpp"
 
-#include "rm/enforce/enforcer.hpp"
-#include "rm/enforce/stopper.hpp"
+#include <set>
 
 namespace cosched::rm {
 
