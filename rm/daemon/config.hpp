@@ -42,7 +42,7 @@ struct Config {
   // Slurm (docs/slurm.md): the node whose admission the policy's may_start gates (drain/resume); empty: none.
   std::string slurm_node;
   std::string scontrol = "scontrol";  // the program that drains and resumes it, and sets AdminComment (PATH)
-  bool slurm_comment = true;  // a departing Slurm job's CPU report goes to its AdminComment (slurm_node.hpp)
+  bool slurm_comment = true;  // a departing Slurm job's CPU report goes to its AdminComment (rm/enforce/slurm_node.hpp)
   // Progress rates for the co-scheduling policies (sensors/rates.hpp): auto, app-work, iterations, regions,
   // replay:FILE.
   std::string rate_sensor = "auto";

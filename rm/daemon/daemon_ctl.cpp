@@ -126,7 +126,7 @@ json Daemon::job_json(const Job& j) const {
   if (const policy::Bandwidth n = sensors_.network(j.id); n.valid()) o["net_bytes_per_s"] = n.latest().bytes_per_s;
   // The same keys for every job, null until the first report (and amdahl_f while no fit exists), so that
   // scripts reading status --json see one schema.
-  // These are the estimate the policy uses (estimate.hpp): its kind says which of the two below it is.
+  // These are the estimate the policy uses (rm/job/estimate.hpp): its kind says which of the two below it is.
   const bool m = j.perf.valid;
   auto measured = [m](auto v) { return m ? json(v) : json(nullptr); };
   o["speedup"] = measured(j.perf.speedup);
