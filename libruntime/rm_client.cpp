@@ -53,6 +53,10 @@ void set_mask_of_all_threads(const cpu_set_t& mask) {
 
 // The RM is gone (closed the socket or died): native behaviour from the next region on.
 void go_native(const char* why) {
+  // A new thread inherits its creator's mask. The masks go back before the native allocation is published,
+  // so that a team growing at the next region is started by threads already restored; the second pass
+  // catches a thread started during the first one by a thread not yet restored (readdir may miss it).
+  set_mask_of_all_threads(g_original_mask);
   g_tool.native_alloc.store(g_tool.request, std::memory_order_relaxed);
   g_tool.alloc_src.store(&g_tool.native_alloc, std::memory_order_release);
   g_tool.rm_alive.store(false, std::memory_order_release);
