@@ -1,19 +1,18 @@
-// The resource manager's side of the simulation, mirroring rm/daemon/daemon_jobs.cpp call for call: build the
-// snapshot, call the policy, make its answer safe (every allocation in [1, cpus]), place CPUs with the
-// daemon's own rm::place(), apply, and deliver reports at quantum ticks (Daemon::poll_reports): the measured
-// speedup and the waiting-time efficiency, one of them chosen by the daemon's rm::choose_estimate.
+// The resource manager's side of the simulation: the snapshot kept up to date, the daemon's decision core
+// (rm/decision/decision_core.hpp: the policy's call, its answer made safe, stops, placement, the decision
+// log) and its actions applied to the modelled jobs; reports delivered at quantum ticks as Daemon::poll_reports
+// delivers them: the measured speedup and the waiting-time efficiency, one chosen by rm::choose_estimate.
 #include <algorithm>
 #include <map>
 
 #include "cosched/log.hpp"
 #include "rm/job/estimate.hpp"
-#include "rm/placement/placement.hpp"
+#include "rm/decision/decision_core.hpp"
 #include "sim/simulator.hpp"
 
 namespace cosched::sim {
 
 namespace {
-constexpr std::size_t kHistoryDepth = 16;  // as the daemon keeps (rm/daemon/daemon_jobs.cpp)
 constexpr int kBadAllocationWarnings = 10;
 }  // namespace
 
@@ -68,7 +67,7 @@ bool Simulator::note_analyzing(Slot& slot) {
 // another job runs or one waits for admission.
 void Simulator::follow_sharing() {
   if (config_.analyzer.baseline != "shared") return;
-  const bool sharing = running_.size() >= 2 || !queue_.empty();
+  const bool sharing = rm::machine_shared(snapshot_);
   for (auto& [id, slot] : running_) {
     if (slot.job->set_baseline_waits(now_, !sharing)) schedule(id);
   }
@@ -91,14 +90,30 @@ void Simulator::follow_check(policy::JobId id, Slot& slot, const policy::JobView
   if (slot.job->set_baseline_enabled(now_, wanted)) schedule(id);
 }
 
+// The job table as the decision core takes it: every simulated job is a job of its own, on any CPU.
+std::vector<rm::CoreJob> Simulator::core_jobs() const {
+  std::vector<rm::CoreJob> jobs;
+  jobs.reserve(snapshot_.jobs.size());
+  for (const policy::JobView& v : snapshot_.jobs) {
+    const Slot& slot = running_.at(v.id);
+    rm::CoreJob j;
+    j.id = v.id;
+    j.allocation = v.allocation;
+    j.cpus = slot.cpus;
+    j.processes.push_back({v.id, v.allocation, slot.cpus, v.runnable, slot.state});
+    jobs.push_back(std::move(j));
+  }
+  return jobs;
+}
+
 bool Simulator::decide(policy::Event event, policy::JobId subject) {
-  follow_sharing();
   snapshot_.now = now_;
   snapshot_.event = event;
   snapshot_.subject = subject;
   ++stats_.decisions;
   // The queuing system's count of waiting jobs, as qsubmit tells the daemon with each may_start question.
   snapshot_.queued = static_cast<int>(queue_.size());
+  follow_sharing();
   // As the daemon reads each job's phase from its arena: whether a report is on its way, and since when.
   for (auto& v : snapshot_.jobs) {
     auto it = running_.find(v.id);
@@ -109,88 +124,54 @@ bool Simulator::decide(policy::Event event, policy::JobId subject) {
     v.analyzing_since = slot.analyzing_since;
     v.analyzed_iterations = v.analyzing ? slot.job->analyzer().iterations() - slot.iterations_at_analyzing : 0;
   }
-  const policy::Decision d = policy_.decide(snapshot_);
-  return apply(d, event, subject);
+  std::vector<rm::CoreJob> jobs = core_jobs();
+  const rm::Proposal p = core_.propose(policy_, snapshot_, jobs);
+  // Every stop happens: a simulated job is never caught writing its report (Daemon::stop_unit).
+  for (const auto& [id, why] : p.stops) {
+    for (rm::CoreJob& j : jobs) {
+      if (j.id != id) continue;
+      for (rm::CoreProcess& proc : j.processes) proc.runnable = false;
+    }
+  }
+  const rm::Settled settled = core_.settle(p, jobs, {std::string(policy_.name()), rm_may_start_, std::nullopt, decisions_ != nullptr});
+  return apply(p.decision, settled);
 }
 
-bool Simulator::apply(const policy::Decision& d, policy::Event event, policy::JobId subject) {
-  const int ncpu = config_.cpus;
-  const std::size_t n = snapshot_.jobs.size();
-  std::vector<int> want(n);
-  std::vector<char> runnable(n);
-  bool counts_changed = false;
-  for (std::size_t i = 0; i < n; ++i) {
-    const policy::JobView& v = snapshot_.jobs[i];
-    const policy::Allocation* a = i < d.jobs.size() && d.jobs[i].id == v.id ? &d.jobs[i] : d.find(v.id);
-    int w = a != nullptr ? a->cpus : 0;
-    if (a == nullptr || w < 1 || w > ncpu) {
-      // The daemon's rule: a missing or out-of-range allocation keeps the job where it is.
-      if (stats_.bad_allocations++ < kBadAllocationWarnings) {
-        COSCHED_ERROR(sim, "{} gave job {} {} CPUs (must be 1..{}); keeping {}", policy_.name(), v.id, w, ncpu,
-                      std::max(v.allocation, 1));
-      }
-      w = std::clamp(std::max(v.allocation, 1), 1, ncpu);
-    }
-    want[i] = w;
-    runnable[i] = a != nullptr ? a->runnable : 1;
-    counts_changed |= w != v.allocation;
+bool Simulator::apply(const policy::Decision& d, const rm::Settled& s) {
+  for (const std::string& e : s.errors) {
+    if (stats_.bad_allocations++ < kBadAllocationWarnings) COSCHED_ERROR(sim, "{}", e);
   }
+  // A progress-rate interval is sampled with one set of partners (as the daemon's).
+  for (policy::JobId id : s.partners_changed) running_.at(id).mark_open = false;
+  groups_ = d.co_schedule;
 
-  // With every count and group unchanged rm::place() keeps every CPU set as it is, so it only runs after a
-  // change. Co-scheduled groups are placed as the daemon places them (rm::place_with_groups): only the
-  // runnable jobs are grouped; stopped ones keep CPUs the groups may use.
-  const bool groups_changed = d.co_schedule != groups_;
-  std::map<policy::JobId, CpuSet> placed;
-  if (config_.place_cpus && (counts_changed || groups_changed)) {
-    std::vector<rm::PlaceRequest> requests;
-    requests.reserve(n);
-    for (std::size_t i = 0; i < n; ++i) {
-      requests.push_back({snapshot_.jobs[i].id, want[i], running_.at(snapshot_.jobs[i].id).cpus, {}});
-    }
-    placed = rm::place_with_groups(cpu_order_, core_of_, requests, d.co_schedule);
-  }
-  if (groups_changed) {
-    // A progress-rate interval is sampled with one set of partners (as the daemon's).
-    for (auto& [id, slot] : running_) slot.mark_open = false;
-    groups_ = d.co_schedule;
-  }
-
-  bool changed = false;
-  for (std::size_t i = 0; i < n; ++i) {
-    policy::JobView& v = snapshot_.jobs[i];
-    Slot& slot = running_.at(v.id);
-    auto p = placed.find(v.id);
-    const bool moved = want[i] != v.allocation || (runnable[i] != 0) != v.runnable ||
-                       (p != placed.end() && !(p->second == slot.cpus));
-    if (!moved) continue;
-    changed = true;
+  for (const rm::ProcessAction& a : s.processes) {
+    Slot& slot = running_.at(a.id);
+    slot.state = a.state;
+    if (!a.moved && !a.stopped_now && !a.resumed) continue;
+    policy::JobView& v = *view_of(a.id);
     slot.mark_open = false;  // a sensing interval is one allocation, run all along
-    v.allocation = want[i];
-    v.runnable = runnable[i] != 0;
-    if (p != placed.end()) slot.cpus = p->second;
+    v.allocation = a.count;
+    v.runnable = a.running;
+    slot.cpus = a.cpus;
     recorder_.allocation(slot.index, now_, v.runnable ? v.allocation : 0,
                          config_.place_cpus ? slot.cpus.to_vector() : std::vector<int>{});
     // The job itself hears of it at the end of this instant (flush_job_updates), net of any later change at
     // the same time: a program reads its allocation at its next parallel region, not between two decisions.
     if (!slot.update_pending) {
       slot.update_pending = true;
-      pending_updates_.push_back(v.id);
+      pending_updates_.push_back(a.id);
     }
   }
 
-  const bool ml_changed = d.may_start != rm_may_start_;
-  rm_may_start_ = d.may_start;
-  if (d.wake_at) {
+  rm_may_start_ = s.may_start;
+  if (s.wake_at) {
     // As the daemon's timerfd: one pending wake-up, the latest request replaces it, at least 1 ms ahead.
     ++timer_generation_;
-    events_.push(std::max(*d.wake_at, now_ + 0.001), EventKind::timer, -1, timer_generation_);
+    events_.push(std::max(*s.wake_at, now_ + 0.001), EventKind::timer, -1, timer_generation_);
   }
-  if (decisions_) {
-    const bool noteworthy = changed || ml_changed || groups_changed || event == policy::Event::arrival ||
-                            event == policy::Event::departure || event == policy::Event::report;
-    if (noteworthy) log_decision(d, event, subject);
-  }
-  return changed || ml_changed;
+  if (decisions_ && s.noteworthy) log_decision(s);
+  return s.changed || s.may_start_changed;
 }
 
 void Simulator::on_tick(std::int64_t index) {
@@ -235,8 +216,7 @@ void Simulator::on_tick(std::int64_t index) {
     COSCHED_DEBUG(sim, "t={:.3f} job {}: {} speedup {:.3f} efficiency {:.3f} at {} CPUs (allocation {})", now_, id,
                   policy::to_string(c.perf.kind), c.perf.speedup, c.perf.efficiency, c.perf.cpus, v->allocation);
     follow_check(id, slot, *v);
-    v->history.push_back({c.perf.cpus, c.perf.speedup, c.perf.efficiency, c.perf.iteration_s, now_});
-    if (v->history.size() > kHistoryDepth) v->history.erase(v->history.begin());
+    rm::push_history(v->history, c.perf, now_);
     fresh.push_back(id);
   }
   pending_reports_.clear();
@@ -250,27 +230,16 @@ void Simulator::on_tick(std::int64_t index) {
   open_sensor_intervals();
 }
 
-void Simulator::log_decision(const policy::Decision& d, policy::Event event, policy::JobId subject) {
-  // The daemon's decision-log entry (rm/daemon/daemon_jobs.cpp), plus each job's SWF number.
+void Simulator::log_decision(const rm::Settled& s) {
+  // The core's record, as the daemon writes it, plus each job's SWF number.
+  nlohmann::json entry = s.record;
   nlohmann::json jobs = nlohmann::json::array();
-  for (const auto& v : snapshot_.jobs) {
-    const Slot& slot = running_.at(v.id);
-    const policy::Allocation* a = d.find(v.id);
-    jobs.push_back({{"id", v.id},
-                    {"swf", jobs_[slot.index].number},
-                    {"allocated", v.allocation},
-                    {"cpus", slot.cpus.to_string()},
-                    {"state", a != nullptr ? a->state : ""},
-                    {"reason", a != nullptr ? a->reason : ""}});
+  for (std::size_t i = 0; i < s.entries.size(); ++i) {
+    nlohmann::json e = s.entries[i];
+    e["swf"] = jobs_[running_.at(s.processes[i].id).index].number;
+    jobs.push_back(std::move(e));
   }
-  nlohmann::json entry = {{"t", now_},
-                          {"event", policy::to_string(event)},
-                          {"subject", subject},
-                          {"policy", policy_.name()},
-                          {"may_start", d.may_start},
-                          {"may_start_reason", d.may_start_reason},
-                          {"jobs", std::move(jobs)}};
-  if (!d.co_schedule.empty()) entry["groups"] = d.co_schedule;
+  entry["jobs"] = std::move(jobs);
   decisions_(entry);
 }
 

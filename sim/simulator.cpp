@@ -32,6 +32,7 @@ Simulator::Simulator(const SimConfig& config, const std::vector<JobSpec>& jobs, 
     for (std::size_t i = 0; i < cpu_order_.size(); ++i) cpu_order_[i] = core_of_[i] = static_cast<int>(i);
   }
   for (std::size_t i = 0; i < cpu_order_.size(); ++i) core_of_cpu_[cpu_order_[i]] = core_of_[i];
+  core_ = rm::DecisionCore(rm::CoreMachine{config_.cpus, cpu_order_, core_of_, config_.place_cpus});
   const int cores = core_of_.empty() ? 1 : *std::max_element(core_of_.begin(), core_of_.end()) + 1;
   snapshot_.machine = policy::Machine{config_.cpus, cores, std::max(config_.packages, 1), std::max(1, config_.cpus / cores)};
   for (const auto& j : jobs_) {

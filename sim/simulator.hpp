@@ -26,6 +26,7 @@
 #include "policies/policy.hpp"
 #include "qs/queue_policy.hpp"
 #include "qs/results.hpp"
+#include "rm/decision/decision_core.hpp"
 #include "sim/app_model.hpp"
 #include "sim/event_queue.hpp"
 #include "sim/recorder.hpp"
@@ -124,6 +125,7 @@ class Simulator {
     // As the daemon's Job: when the analyzer found its period, and its iteration count then.
     double analyzing_since = -1;
     std::uint64_t iterations_at_analyzing = 0;
+    std::string state;  // the policy's label it was last given
   };
 
   // Tracks when the job's SelfAnalyzer found its period (JobView::analyzing_since); true while it analyzes.
@@ -148,16 +150,17 @@ class Simulator {
   void sample_sensors();
   void open_sensor_intervals();
 
-  // sim_rm.cpp: the resource manager's side (snapshot, decide, apply, placement, reports)
+  // sim_rm.cpp: the resource manager's side (the snapshot, the decision core's calls and its actions, reports)
   void follow_sharing();
   void follow_check(policy::JobId id, Slot& slot, const policy::JobView& v);
+  [[nodiscard]] std::vector<rm::CoreJob> core_jobs() const;
   bool decide(policy::Event event, policy::JobId subject);
-  bool apply(const policy::Decision& d, policy::Event event, policy::JobId subject);
+  bool apply(const policy::Decision& d, const rm::Settled& s);
   void on_tick(std::int64_t index);
   void flush_job_update(policy::JobId id);
   void flush_job_updates();
   policy::JobView* view_of(policy::JobId id);
-  void log_decision(const policy::Decision& d, policy::Event event, policy::JobId subject);
+  void log_decision(const rm::Settled& s);
 
   SimConfig config_;
   const std::vector<JobSpec>& jobs_;
@@ -165,6 +168,7 @@ class Simulator {
   std::vector<int> cpu_order_;  // the machine's CPUs in placement order (a flat machine: 0..cpus-1)
   std::vector<int> core_of_;    // the core of each entry of cpu_order_
   std::map<int, int> core_of_cpu_;  // CPU → core, for the shared-core model
+  rm::DecisionCore core_;
   std::vector<std::vector<policy::JobId>> groups_;  // the latest applied Decision::co_schedule
   std::uint64_t rate_seq_ = 0;
   bool smt_on_ = false;         // some core has several CPUs and some model has smt parameters

@@ -22,6 +22,7 @@ struct Config {
   int rt_priority = 0;            // SCHED_FIFO priority of the RM (realtime.cpp); 0: normal scheduling
   int client_timeout_ms = 10000;  // a peer that leaves a frame half-sent, or says nothing, this long is dropped
   std::string decision_log;     // JSON lines, empty: none
+  std::string core_trace;       // the decision core's inputs, JSON lines (rm/decision/core_trace.hpp); empty: none
   std::string accounting;       // per-job records (accounting.hpp); empty: next to the socket, "none": off
   std::string enforce = "auto";
   std::string stop_with = "auto";  // time sharing's backend: auto, cgroup-v2, cgroup-v1, signal

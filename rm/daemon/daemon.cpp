@@ -1,5 +1,7 @@
 #include "daemon.hpp"
 
+#include "rm/decision/core_trace.hpp"
+
 #include <signal.h>
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
@@ -39,6 +41,7 @@ Status Daemon::start() {
   auto topo = Topology::load(cfg_.cpus, cfg_.synthetic_topology);
   if (!topo) return topo.error();
   topo_ = std::move(*topo);
+  core_ = DecisionCore(CoreMachine{topo_.machine().cpus, topo_.order(), topo_.core_of(), true});
   if (!cfg_.synthetic_topology.empty() && cfg_.enforce == "auto") cfg_.enforce = "none";  // a modelled machine
   // One RM per CPU (cpu_locks.hpp), taken before anything acts on a CPU; an RM that confines nothing
   // (--enforce none, a modelled machine) leaves the CPUs to whichever RM does.
@@ -59,6 +62,11 @@ Status Daemon::start() {
 
   if (!cfg_.decision_log.empty()) {
     if (auto st = log_.open(cfg_.decision_log); !st) return st;
+  }
+  if (!cfg_.core_trace.empty()) {
+    core_trace_.open(cfg_.core_trace, std::ios::trunc);
+    if (!core_trace_) return Error{Errc::io_error, fmt::format("--core-trace {}: cannot write it", cfg_.core_trace)};
+    trace(trace_header(core_.machine(), topo_.machine(), cfg_.policy, cfg_.params));
   }
   if (cfg_.accounting != "none") {
     const std::string path = cfg_.accounting.empty() ? AccountingLog::default_path(cfg_.socket) : cfg_.accounting;

@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <deque>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -24,6 +25,7 @@
 #include "cosched/wire.hpp"
 #include "rm/accounting/accounting.hpp"
 #include "rm/accounting/decision_log.hpp"
+#include "rm/decision/decision_core.hpp"
 #include "rm/enforce/enforcer.hpp"
 #include "rm/enforce/stopper.hpp"
 #include "rm/enforce/guard.hpp"
@@ -123,9 +125,14 @@ class Daemon {
   bool read_estimates(Job& j);
   void write_slurm_comment(const Job& j, const nlohmann::json& report, bool leaving);
   void follow_check(Job& j);  // the job's baseline only where it could change a decision
+  // The snapshot, the decision core's two calls (rm/decision/decision_core.hpp) with the stops between them,
+  // and its actions performed.
   void decide(policy::Event event, policy::JobId subject);
   policy::Snapshot snapshot(policy::Event event, policy::JobId subject);
-  void apply(const policy::Decision& d, policy::Event event, policy::JobId subject);
+  [[nodiscard]] std::vector<CoreJob> core_jobs(const std::vector<Unit>& all) const;
+  void apply(const Proposal& p, const Settled& st);
+  void log_decision(const Settled& st);
+  void trace(const nlohmann::json& record);  // --core-trace: one line, flushed (a test reads it while we run)
   void remember_why(Job& j, const std::string& event, int from, int to, const std::string& reason);
   void note_team(Job& j, const ArenaProgress& p);
   // A baseline by narrowing (narrowing.cpp): follows the job's request, and the CPUs a job runs on given the
@@ -195,6 +202,7 @@ class Daemon {
   std::unique_ptr<Enforcer> enforcer_;
   std::unique_ptr<Stopper> stopper_;
   std::unique_ptr<policy::Policy> policy_;
+  DecisionCore core_;
   std::unique_ptr<SlurmGate> gate_;  // --slurm-node: the policy's may_start applied to the Slurm node
   sensors::SensorSet sensors_;
   sensors::RateSensor rates_;
@@ -205,6 +213,7 @@ class Daemon {
   bool grouping_ = false;
   std::string calibration_source_;  // where the counter-free constants came from, for status
   DecisionLog log_;
+  std::ofstream core_trace_;
   AccountingLog accounting_;
   std::chrono::steady_clock::time_point t0_;
 

@@ -366,6 +366,7 @@ json Daemon::answer_ctl(const Conn& c, const CtlRequest& req) {
       if (!next) return error_reply(next.error().message);
       if (!same) COSCHED_INFO(ctl, "policy {} → {}", policy_->name(), req.name);
       policy_ = std::move(*next);
+      if (core_trace_.is_open()) trace({{"policy", req.name}, {"same", same}, {"params", req.params}});
       for (auto& [id, j] : jobs_) {
         j.baseline_check = baseline_wanted();
         j.arena->set_baseline_wanted(j.baseline_check);

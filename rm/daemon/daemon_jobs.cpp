@@ -15,13 +15,13 @@
 #include "rm/placement/rank_split.hpp"
 #include "rm/slurm/slurm_confinement.hpp"
 #include "register_body.hpp"
+#include "rm/decision/core_trace.hpp"
 
 namespace cosched::rm {
 
 namespace {
 
 constexpr std::size_t kWhyDepth = 32;
-constexpr std::size_t kHistoryDepth = 16;
 constexpr std::size_t kDepartedKept = 256;
 
 int pidfd_open(pid_t pid) { return static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)); }
@@ -192,6 +192,7 @@ void Daemon::depart(policy::JobId id, const std::string& why) {
     id = gang;
   }
   policy_->forget(id);
+  if (core_trace_.is_open()) trace({{"forget", id}});
   decide(policy::Event::departure, id);
 }
 
@@ -268,8 +269,7 @@ void Daemon::poll_reports() {
     note_estimate(j, c.perf);
     write_slurm_comment(j, cpu_report_of(j, now()), false);
     follow_check(j);
-    j.history.push_back({c.perf.cpus, c.perf.speedup, c.perf.efficiency, c.perf.iteration_s, now()});
-    if (j.history.size() > kHistoryDepth) j.history.erase(j.history.begin());
+    push_history(j.history, c.perf, now());
     COSCHED_DEBUG(arena, "job {}: {} speedup {:.3f} efficiency {:.3f} at {} CPUs", id,
                   policy::to_string(c.perf.kind), c.perf.speedup, c.perf.efficiency, c.perf.cpus);
     fresh.push_back(id);
@@ -339,202 +339,125 @@ policy::Snapshot Daemon::snapshot(policy::Event event, policy::JobId subject) {
   return s;
 }
 
+// The job table as the decision core takes it (rm/decision/decision_core.hpp). A job stopped by a signal
+// from outside is left out: it cannot use CPUs, and keeps its allocation and CPU set, which placement may lend.
+std::vector<CoreJob> Daemon::core_jobs(const std::vector<Unit>& all) const {
+  std::vector<CoreJob> out;
+  out.reserve(all.size());
+  for (const Unit& u : all) {
+    if (std::any_of(u.members.begin(), u.members.end(), [](const Job* m) { return m->suspended; })) continue;
+    const Job& lead = *u.members.front();
+    CoreJob c;
+    c.id = u.id;
+    c.several = lead.gang != 0;
+    c.allocation = c.several ? gangs_.at(u.id).allocation : lead.allocation;
+    c.cpus = c.several ? gangs_.at(u.id).cpus : lead.cpus;
+    c.allowed = allowed_cpus(u.members);  // a Slurm job stays inside the CPUs Slurm gave it
+    for (const Job* m : u.members) c.processes.push_back({m->id, m->allocation, m->cpus, m->runnable, m->policy_state});
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
 void Daemon::decide(policy::Event event, policy::JobId subject) {
   const policy::Snapshot s = snapshot(event, subject);
   follow_sharing(s);
-  auto d = policy_->decide(s);
-  apply(d, event, subject);
+  ++decisions_;
+  std::vector<Unit> all = units();
+  std::vector<CoreJob> jobs = core_jobs(all);
+  const std::vector<CoreJob> before = core_trace_.is_open() ? jobs : std::vector<CoreJob>{};
+  const Proposal p = core_.propose(*policy_, s, jobs);
+  std::vector<policy::JobId> stopped;
+  for (const auto& [id, reason] : p.stops) {
+    auto u = std::find_if(all.begin(), all.end(), [id = id](const Unit& x) { return x.id == id; });
+    if (!stop_unit(*u, reason)) continue;  // deferred: it runs on, and is placed with the others
+    stopped.push_back(id);
+    COSCHED_DEBUG(policy, "job {}: stopped ({})", id, reason);
+  }
+  if (!stopped.empty()) jobs = core_jobs(all);
+  // An announced Slurm job not registered yet holds the policy's yes back (hold_for_expected).
+  std::optional<std::string> hold;
+  bool may_start = p.decision.may_start;
+  std::string reason = p.decision.may_start_reason;
+  hold_for_expected(may_start, reason);
+  if (may_start != p.decision.may_start) hold = reason;
+  if (core_trace_.is_open()) trace(trace_decide(s, before, stopped, may_start_, hold));
+  const Settled settled = core_.settle(p, jobs, {std::string(policy_->name()), may_start_, hold, true});
+  apply(p, settled);
 }
 
-void Daemon::apply(const policy::Decision& d, policy::Event event, policy::JobId subject) {
-  ++decisions_;
-  const int ncpu = topo_.machine().cpus;
-  // The policy's word, made safe: one allocation per job, each in [1, cpus].
-  std::map<policy::JobId, const policy::Allocation*> by_id;
-  for (const auto& a : d.jobs) by_id[a.id] = &a;
-
-  // Time sharing. Jobs the policy stops leave their CPUs before the others are placed on them; jobs it
-  // resumes are placed with the others and continue once their CPUs and team are published (below). A
-  // stopped job keeps its allocation and CPU set, which placement may give to the running jobs. A job of
-  // several processes (MPI ranks) is stopped and resumed whole.
-  std::vector<Unit> all = units();
-  auto unit_suspended = [](const Unit& u) {
-    return std::any_of(u.members.begin(), u.members.end(), [](const Job* m) { return m->suspended; });
-  };
-  std::vector<policy::JobId> stopping;
-  std::vector<policy::JobId> resuming;
-  for (Unit& u : all) {
-    if (unit_suspended(u)) continue;
-    auto it = by_id.find(u.id);
-    const bool run = it == by_id.end() || it->second->runnable;
-    const std::string reason = it != by_id.end() && !it->second->reason.empty() ? it->second->reason : "policy";
-    const bool any_running = std::any_of(u.members.begin(), u.members.end(), [](const Job* m) { return m->runnable; });
-    const bool any_stopped = std::any_of(u.members.begin(), u.members.end(), [](const Job* m) { return !m->runnable; });
-    if (!run && any_running) {
-      if (stop_unit(u, reason)) {
-        stopping.push_back(u.id);
-        COSCHED_DEBUG(policy, "job {}: stopped ({})", u.id, reason);
-      }
-    } else if (run && any_stopped) {
-      resuming.push_back(u.id);
-    }
-  }
-
-  std::vector<PlaceRequest> reqs;
-  std::map<policy::JobId, Unit*> unit_of;
-  for (Unit& u : all) {
-    if (unit_suspended(u)) continue;  // keeps its allocation and CPU set; placement may lend those CPUs
-    const Job& lead = *u.members.front();
-    const bool stopped = std::none_of(u.members.begin(), u.members.end(), [](const Job* m) { return m->runnable; });
-    if (stopped && std::find(resuming.begin(), resuming.end(), u.id) == resuming.end()) continue;
-    const bool several = lead.gang != 0;
-    const int held = several ? gangs_.at(u.id).allocation : lead.allocation;
-    const CpuSet& current = several ? gangs_.at(u.id).cpus : lead.cpus;
-    auto it = by_id.find(u.id);
-    int want = it != by_id.end() ? it->second->cpus : std::max(held, 1);
-    if (it == by_id.end() || want < 1 || want > ncpu) {
-      COSCHED_ERROR(policy, "{} gave job {} {} CPUs (must be 1..{}); keeping {}", policy_->name(), u.id,
-                    it == by_id.end() ? 0 : want, ncpu, std::max(held, 1));
-      want = std::clamp(std::max(held, 1), 1, ncpu);
-    }
-    // A Slurm job stays inside the CPUs Slurm gave it (placement.hpp).
-    reqs.push_back({u.id, want, current, allowed_cpus(u.members)});
-    unit_of[u.id] = &u;
-  }
-  auto placed = place_with_groups(topo_.order(), topo_.core_of(), reqs, d.co_schedule);
-  // Each job's group partners (sensing.cpp: a progress-rate sample names them); an interval is sampled with
-  // one set of partners only.
-  std::map<policy::JobId, std::vector<policy::JobId>> partners;
-  bool groups_changed = false;
-  for (const auto& g : d.co_schedule) {
-    for (policy::JobId id : g) {
-      for (policy::JobId o : g) {
-        if (o != id) partners[id].push_back(o);
-      }
-    }
-  }
+void Daemon::apply(const Proposal& p, const Settled& st) {
+  for (const std::string& e : st.errors) COSCHED_ERROR(policy, "{}", e);
+  const std::string event = policy::to_string(p.event);
+  // An interval is sampled with one set of partners only (sensing.cpp: a progress-rate sample names them).
   for (auto& [id, j] : jobs_) {
-    auto now_p = partners.find(view_id(j));
-    auto was_p = partners_.find(view_id(j));
-    const bool same = (now_p == partners.end() ? std::vector<policy::JobId>{} : now_p->second) ==
-                      (was_p == partners_.end() ? std::vector<policy::JobId>{} : was_p->second);
-    if (!same) j.sensor_mark.open = false;
-    groups_changed = groups_changed || !same;
-  }
-  partners_ = std::move(partners);
-  grouping_ = !d.co_schedule.empty();
-
-  bool changed = false;
-  // The --log file gets every job in every entry; the in-memory history only the jobs this decision changed.
-  nlohmann::json jobs_json = nlohmann::json::array();
-  nlohmann::json changes_json = nlohmann::json::array();
-  for (const auto& r : reqs) {
-    Unit& u = *unit_of.at(r.id);
-    const CpuSet& unit_cpus = placed.at(r.id);
-    const auto* a = by_id.count(r.id) != 0 ? by_id.at(r.id) : nullptr;
-    const bool several = u.members.front()->gang != 0;
-    // Each process's part: the whole for a job of its own, a share for each rank (rank_split.hpp).
-    const std::vector<int> shares = several ? rank_shares(r.count, static_cast<int>(u.members.size()))
-                                            : std::vector<int>{r.count};
-    const std::vector<CpuSet> slices = several ? split_cpus(unit_cpus, shares) : std::vector<CpuSet>{unit_cpus};
-    if (several) {
-      gangs_.at(r.id).allocation = r.count;
-      gangs_.at(r.id).cpus = unit_cpus;
-    }
-    const bool resumed = std::find(resuming.begin(), resuming.end(), r.id) != resuming.end();
-    for (std::size_t k = 0; k < u.members.size(); ++k) {
-      Job& j = *u.members[k];
-      const int count = shares[k];
-      const CpuSet& cpus = slices[k];
-      const std::string state_before = j.policy_state;
-      const bool restated = a != nullptr && a->state != state_before;
-      if (a != nullptr) j.policy_state = a->state;
-      bool moved = !(cpus == j.cpus) || count != j.allocation;
-      if (!moved && j.policy_state != state_before && !state_before.empty()) {
-        // A state change without a new allocation (e.g. PDPA's INC waiting for CPUs) is a decision too: `why`
-        // lists it, as the decision log does.
-        remember_why(j, policy::to_string(event), j.allocation, j.allocation,
-                     a != nullptr && !a->reason.empty() ? a->reason : state_before + " → " + j.policy_state);
-      } else if (!moved && event == policy::Event::report && subject == r.id && a != nullptr && !a->reason.empty()) {
-        remember_why(j, policy::to_string(event), j.allocation, j.allocation, a->reason);  // e.g. a report ignored
-      }
-      if (moved) {
-        changed = true;
-        j.sensor_mark.open = false;  // an interval is sampled on one allocation only
-        int from = j.allocation;
-        publish_and_apply(j, running_set(j, j.allocation, j.cpus).first, count, cpus);
-        j.allocation = count;
-        j.cpus = cpus;
-        note_cpus(j, now(), count);
-        std::string reason = a != nullptr && !a->reason.empty() ? a->reason : "placement";
-        if (several) reason += " (rank " + std::to_string(j.rank) + ": " + std::to_string(count) + " of the job's " +
-                               std::to_string(r.count) + ")";
-        remember_why(j, policy::to_string(event), from, count, reason);
-        COSCHED_INFO(policy, "job {}: {} → {} CPU(s) [{}] ({})", j.id, from, count, cpus.to_string(), reason);
-      }
-      nlohmann::json job_entry = {{"id", j.id},
-                                  {"pid", j.pid},  // joins the log to qsubmit's jobs.csv and to ps
-                                  {"slurm_job_id", slurm_id_json(j)},  // joins it to sacct and jobcomp
-                                  {"allocated", count},
-                                  {"cpus", cpus.to_string()},
-                                  {"run", "running"},
-                                  {"state", j.policy_state},
-                                  {"reason", a != nullptr ? a->reason : ""}};
-      if (several) job_entry["job"] = r.id;
-      if (moved || restated || resumed || (a != nullptr && !a->reason.empty())) changes_json.push_back(job_entry);
-      if (log_.is_open()) jobs_json.push_back(std::move(job_entry));
-    }
-    // Resumed once every process has its CPUs and team: the ranks of a job continue back to back, with no
-    // cgroup write (milliseconds) between them.
-    for (Job* m : u.members) {
-      if (!resumed || m->runnable) continue;
-      resume_job(*m, a != nullptr && !a->reason.empty() ? a->reason : "policy");
-      COSCHED_DEBUG(policy, "job {}: resumed on {} CPU(s) [{}]", m->id, m->allocation, m->cpus.to_string());
+    if (std::find(st.partners_changed.begin(), st.partners_changed.end(), view_id(j)) != st.partners_changed.end()) {
+      j.sensor_mark.open = false;
     }
   }
-  // The jobs that sit this decision out (stopped now or before), in the log too.
-  for (auto& [id, j] : jobs_) {
-    if (j.runnable || j.suspended) continue;
-    const auto* a = by_id.count(view_id(j)) != 0 ? by_id.at(view_id(j)) : nullptr;
-    if (a != nullptr) j.policy_state = a->state;
-    const bool just_stopped = std::find(stopping.begin(), stopping.end(), view_id(j)) != stopping.end();
-    nlohmann::json job_entry = {{"id", id},
-                                {"slurm_job_id", slurm_id_json(j)},
-                                {"allocated", j.allocation},
-                                {"cpus", j.cpus.to_string()},
-                                {"run", "stopped"},
-                                {"state", j.policy_state},
-                                {"reason", a != nullptr ? a->reason : ""}};
-    if (just_stopped) changes_json.push_back(job_entry);
-    if (log_.is_open()) jobs_json.push_back(std::move(job_entry));
+  partners_ = st.partners;
+  grouping_ = !p.decision.co_schedule.empty();
+  for (const auto& [id, count] : st.job_allocation) {
+    if (auto g = gangs_.find(id); g != gangs_.end()) {
+      g->second.allocation = count;
+      g->second.cpus = st.job_cpus.at(id);
+    }
   }
-  changed = changed || !stopping.empty() || !resuming.empty();
-  const bool may_start_before = may_start_;
-  may_start_ = d.may_start;
-  may_start_reason_ = d.may_start_reason;
-  hold_for_expected(may_start_, may_start_reason_);
-  const bool ml_changed = may_start_ != may_start_before;
+  for (const ProcessAction& a : st.processes) {
+    Job& j = jobs_.at(a.id);
+    j.policy_state = a.state;
+    if (!a.running) continue;
+    if (!a.moved) {
+      if (!a.why.empty()) remember_why(j, event, j.allocation, j.allocation, a.why);
+      continue;
+    }
+    j.sensor_mark.open = false;  // an interval is sampled on one allocation only
+    publish_and_apply(j, running_set(j, j.allocation, j.cpus).first, a.count, a.cpus);
+    j.allocation = a.count;
+    j.cpus = a.cpus;
+    note_cpus(j, now(), a.count);
+    remember_why(j, event, a.from, a.count, a.why);
+    COSCHED_INFO(policy, "job {}: {} → {} CPU(s) [{}] ({})", j.id, a.from, a.count, a.cpus.to_string(), a.why);
+  }
+  // Resumed once every process has its CPUs and team: the ranks of a job continue back to back, with no
+  // cgroup write (milliseconds) between them.
+  for (const ProcessAction& a : st.processes) {
+    if (!a.resumed) continue;
+    Job& j = jobs_.at(a.id);
+    resume_job(j, !a.reason.empty() ? a.reason : "policy");
+    COSCHED_DEBUG(policy, "job {}: resumed on {} CPU(s) [{}]", j.id, j.allocation, j.cpus.to_string());
+  }
+  may_start_ = st.may_start;
+  may_start_reason_ = st.may_start_reason;
   if (gate_) gate_->apply(may_start_, now());
-  if (d.wake_at) arm_wake(*d.wake_at);
+  if (st.wake_at) arm_wake(*st.wake_at);
+  if (st.noteworthy) log_decision(st);
+}
 
-  bool noteworthy = changed || ml_changed || groups_changed || event == policy::Event::arrival || event == policy::Event::departure ||
-                    event == policy::Event::report || event == policy::Event::param_change;
-  if (noteworthy) {
-    nlohmann::json entry = {{"t", now()},
-                            {"event", policy::to_string(event)},
-                            {"subject", subject},
-                            {"policy", policy_->name()},
-                            {"may_start", may_start_},
-                            {"may_start_reason", may_start_reason_}};
-    if (!d.co_schedule.empty()) entry["groups"] = d.co_schedule;  // co-runners: SMT siblings / adjacent cores
-    if (log_.is_open()) {
-      entry["jobs"] = std::move(jobs_json);
-      log_.write(entry);
-    }
-    entry["jobs"] = std::move(changes_json);
-    recent_decisions_.add(entry["t"].get<double>(),
-                          entry.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+// The --log file gets every process in every record; the in-memory history only those this decision changed.
+void Daemon::log_decision(const Settled& st) {
+  nlohmann::json jobs = nlohmann::json::array();
+  nlohmann::json changes = nlohmann::json::array();
+  for (std::size_t i = 0; i < st.entries.size(); ++i) {
+    const Job& j = jobs_.at(st.processes[i].id);
+    nlohmann::json e = st.entries[i];
+    if (st.processes[i].running) e["pid"] = j.pid;  // joins the log to qsubmit's jobs.csv and to ps
+    e["slurm_job_id"] = slurm_id_json(j);             // joins it to sacct and jobcomp
+    if (st.processes[i].listed) changes.push_back(e);
+    if (log_.is_open()) jobs.push_back(std::move(e));
   }
+  nlohmann::json entry = st.record;
+  if (log_.is_open()) {
+    entry["jobs"] = std::move(jobs);
+    log_.write(entry);
+  }
+  entry["jobs"] = std::move(changes);
+  recent_decisions_.add(entry["t"].get<double>(), entry.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+}
+
+void Daemon::trace(const nlohmann::json& record) {
+  core_trace_ << record.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+  core_trace_.flush();
 }
 
 bool Daemon::baseline_wanted() const {

@@ -115,6 +115,9 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(10, 3600000))
       ->capture_default_str();
   app.add_option("--log", cfg.decision_log, "write one JSON line per decision to this file");
+  app.add_option("--core-trace", cfg.core_trace,
+                 "write the decision core's inputs to this file, one JSON line per decision (`cosched-sim "
+                 "replay-core FILE` replays them: the daemon and the simulator decide alike)");
   app.add_option("--accounting", cfg.accounting,
                  "append one JSON line per finished job to this file, read by `cosched-ctl history` (default: the "
                  "socket's path with .accounting.jsonl for .sock; 'none': no records)");

@@ -1,4 +1,4 @@
-#include "sim/options.hpp"
+#include "sim/cli/options.hpp"
 
 #include <CLI/CLI.hpp>
 #include <iostream>
@@ -24,6 +24,7 @@ ParsedOptions parse_options(int argc, char** argv) {
       "catalog. Writes qsubmit's result files (jobs.csv, summary.json, ml.csv, traces) to --out.\n"
       "Usage: cosched-sim WORKLOAD --policy NAME --cpus N [options], or cosched-sim --list-policies.\n"
       "cosched-sim cluster [options] runs the cluster model instead (cosched-sim cluster --help).\n"
+      "cosched-sim replay-core TRACE replays a cosched-rm --core-trace (cosched-sim replay-core --help).\n"
       "Exit status: 0 done, 1 the results could not be written, 2 bad input."};
   app.set_version_flag("--version", std::string("cosched-sim ") + COSCHED_VERSION);
 

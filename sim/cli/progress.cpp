@@ -1,4 +1,4 @@
-#include "sim/progress.hpp"
+#include "sim/cli/progress.hpp"
 
 #include <unistd.h>
 

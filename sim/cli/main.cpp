@@ -1,5 +1,5 @@
 // cosched-sim: read the workload and the models, build the policy through the registry (the daemon's
-// objects), run the engine, write qsubmit's result files. Options: sim/options.cpp; docs/simulator.md.
+// objects), run the engine, write qsubmit's result files. Options: sim/cli/options.cpp; docs/simulator.md.
 #include <chrono>
 #include <ctime>
 #include <filesystem>
@@ -13,9 +13,9 @@
 #include "qs/catalog.hpp"
 #include "qs/results.hpp"
 #include "qs/swf.hpp"
-#include "sim/options.hpp"
+#include "sim/cli/options.hpp"
 #include "rm/placement/topology.hpp"
-#include "sim/progress.hpp"
+#include "sim/cli/progress.hpp"
 
 namespace fs = std::filesystem;
 using namespace cosched;
@@ -68,11 +68,13 @@ void print_summary(const results::Run& run, const sim::SimStats& st, double wall
 
 namespace cosched::sim {
 int cluster_main(int argc, char** argv);  // cluster_main.cpp: `cosched-sim cluster ...`
+int replay_core_main(int argc, char** argv);  // replay_core_main.cpp: `cosched-sim replay-core TRACE`
 }
 
 int main(int argc, char** argv) {
   log::set_program("cosched-sim");
   if (argc > 1 && std::string(argv[1]) == "cluster") return sim::cluster_main(argc - 1, argv + 1);
+  if (argc > 1 && std::string(argv[1]) == "replay-core") return sim::replay_core_main(argc - 1, argv + 1);
   auto parsed = sim::parse_options(argc, argv);
   if (!parsed.options) return parsed.code;
   sim::Options o = std::move(*parsed.options);

@@ -1,0 +1,152 @@
+// The decision path that cosched-rm and cosched-sim share (issue 49): the policy's call, its answer made safe,
+// the stops and resumes it asks for, placement, and what each process must be told, with the decision-log
+// record. It has no I/O and no clock (the time comes in with the snapshot): it returns actions and performs
+// none. The daemon performs them with its mechanisms (cgroups, signals, the arena), the simulator with its
+// models.
+//
+// One decision is two calls, because a stop may not happen: the daemon defers stopping a job that is writing
+// its report (Daemon::stop_unit), and a job that was not stopped must be placed with the others.
+//   1. propose(): the policy's Decision and the jobs it wants stopped now;
+//   2. the caller stops what it can, and says so in the processes' `runnable`;
+//   3. settle(): placement and every process's action, on the jobs as they are after the stops.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cosched/cpuset.hpp"
+#include "policies/policy.hpp"
+#include "rm/placement/placement.hpp"
+
+namespace cosched::rm {
+
+// One process of a job, as it is before the decision.
+struct CoreProcess {
+  policy::JobId id = 0;
+  int allocation = 0;
+  CpuSet cpus;
+  bool runnable = true;  // false while a time-sharing policy holds it stopped
+  std::string state;     // the policy's label it was last given
+};
+
+// One job as the policy sees it (JobView::id), in admission order. A job of its own has one process; a job of
+// several (MPI ranks, in rank order) shares its allocation among them (rank_split.hpp). A job stopped from
+// outside (SIGSTOP: Daemon's `suspended`) is not given to the core at all: its CPUs are lent to the others.
+struct CoreJob {
+  policy::JobId id = 0;
+  bool several = false;
+  int allocation = 0;  // the job's (for several: what its ranks share)
+  CpuSet cpus;
+  CpuSet allowed;      // the only CPUs it may get (a Slurm job's); empty: any
+  std::vector<CoreProcess> processes;
+};
+
+struct CoreMachine {
+  int cpus = 1;
+  std::vector<int> order;    // the managed CPUs in placement order
+  std::vector<int> core_of;  // the core of each entry of `order`
+  bool place_cpus = true;    // false: counts only, CPU sets stay as they are (cosched-sim --no-placement)
+};
+
+// Step 1's answer.
+struct Proposal {
+  policy::Decision decision;
+  policy::Event event = policy::Event::quantum;
+  policy::JobId subject = -1;
+  double now = 0;
+  std::vector<std::pair<policy::JobId, std::string>> stops;  // jobs to stop now, with the policy's reason
+};
+
+// What one process is to be told and done (step 3's answer, one per process of every job given).
+struct ProcessAction {
+  policy::JobId id = 0;   // the process
+  policy::JobId job = 0;  // the job it belongs to (== id for a job of its own)
+  bool several = false;
+  int rank = 0;           // its index among the job's processes
+  int from = 0;           // its allocation before
+  int count = 0;          // its allocation now (its share, for a rank)
+  CpuSet cpus;            // its CPU set now
+  bool running = true;    // false: it sits this decision out (stopped now or before)
+  bool moved = false;     // count or CPU set changed: publish the new allocation and apply the CPU set
+  bool stopped_now = false;
+  bool resumed = false;   // continue it once every process of its job has its CPUs and team
+  bool restated = false;  // the policy's label changed
+  std::string state;      // the policy's label now
+  std::string reason;     // the allocation's reason, as the policy gave it (may be empty)
+  std::string why;        // the line for `cosched-ctl why` (empty: none); from → count when moved
+  bool listed = false;    // belongs in the short history of changes (`cosched-ctl decisions`)
+};
+
+struct Settled {
+  std::vector<ProcessAction> processes;  // the running ones in job order, then the stopped ones
+  std::map<policy::JobId, int> job_allocation;  // each placed job's whole allocation (MPI jobs: the gang's)
+  std::map<policy::JobId, CpuSet> job_cpus;
+  // Each job's group partners (Decision::co_schedule), and the jobs whose partners changed: a sensing
+  // interval is sampled with one set of partners only.
+  std::map<policy::JobId, std::vector<policy::JobId>> partners;
+  std::vector<policy::JobId> partners_changed;
+  std::vector<std::string> errors;  // the policy's mistakes that were corrected (an allocation out of range)
+  bool changed = false;             // an allocation, CPU set, stop or resume changed
+  bool groups_changed = false;
+  bool may_start = false;
+  std::string may_start_reason;
+  bool may_start_changed = false;
+  std::optional<double> wake_at;
+  bool noteworthy = false;  // the decision log gets a record
+  // The decision-log record (only when asked for and noteworthy): t, event, subject, policy, may_start,
+  // may_start_reason, groups; and one entry per process, in `processes` order, for the caller to complete
+  // with what only it knows (a pid, a Slurm job id, an SWF number).
+  nlohmann::json record;
+  std::vector<nlohmann::json> entries;
+};
+
+// What settle() needs to know of the caller.
+struct SettleContext {
+  std::string policy;     // the policy's name, for errors and the log
+  bool may_start_before;  // the may_start answer the caller gives now
+  // The caller's override of the policy's may_start (Daemon::hold_for_expected: an announced Slurm job that
+  // has not registered yet), applied before it is compared and logged.
+  std::optional<std::string> hold;
+  bool log = false;       // build the decision-log record
+};
+
+class DecisionCore {
+ public:
+  DecisionCore() = default;
+  explicit DecisionCore(CoreMachine machine);
+
+  Proposal propose(policy::Policy& policy, const policy::Snapshot& s, const std::vector<CoreJob>& jobs) const;
+  // `jobs` as they are after the caller's stops.
+  Settled settle(const Proposal& p, const std::vector<CoreJob>& jobs, const SettleContext& ctx);
+
+  [[nodiscard]] const CoreMachine& machine() const { return machine_; }
+
+ private:
+  const std::map<policy::JobId, CpuSet>& place(const std::vector<PlaceRequest>& reqs,
+                                        const std::vector<std::vector<policy::JobId>>& groups);
+
+  CoreMachine machine_;
+  std::map<policy::JobId, std::vector<policy::JobId>> partners_;
+  // The last placement's input and output: placement is a pure function, so the same input gives the same
+  // CPU sets without placing again (a quantum that changes nothing costs the simulator no placement).
+  std::vector<PlaceRequest> last_requests_;
+  std::vector<std::vector<policy::JobId>> last_groups_;
+  std::map<policy::JobId, CpuSet> last_placed_;
+  bool placed_once_ = false;
+};
+
+// The estimates a job reported, as both keep them for the policy (JobView::history): the newest kHistoryDepth
+// (our choice: PDPA looks back a few allocations at most).
+inline constexpr std::size_t kHistoryDepth = 16;
+void push_history(std::vector<policy::HistoryEntry>& history, const policy::Perf& p, double now);
+
+// Whether the machine is shared (--baseline auto lets baselines run then: Daemon::follow_sharing): two jobs
+// run, or one waits for admission or is being started.
+[[nodiscard]] bool machine_shared(const policy::Snapshot& s);
+
+}  // namespace cosched::rm
