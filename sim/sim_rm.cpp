@@ -90,20 +90,22 @@ void Simulator::follow_check(policy::JobId id, Slot& slot, const policy::JobView
   if (slot.job->set_baseline_enabled(now_, wanted)) schedule(id);
 }
 
-// The job table as the decision core takes it: every simulated job is a job of its own, on any CPU.
-std::vector<rm::CoreJob> Simulator::core_jobs() const {
-  std::vector<rm::CoreJob> jobs;
-  jobs.reserve(snapshot_.jobs.size());
-  for (const policy::JobView& v : snapshot_.jobs) {
-    const Slot& slot = running_.at(v.id);
-    rm::CoreJob j;
-    j.id = v.id;
-    j.allocation = v.allocation;
-    j.cpus = slot.cpus;
-    j.processes.push_back({v.id, v.allocation, slot.cpus, v.runnable, slot.state});
-    jobs.push_back(std::move(j));
-  }
-  return jobs;
+// The job table as the decision core takes it: every simulated job is a job of its own, on any CPU. Kept in
+// core_jobs_, in the snapshot's order, and changed where the snapshot changes (admit, depart, apply), so that
+// a decision costs nothing for the jobs it leaves alone: cosched-sim makes millions of them.
+rm::CoreJob Simulator::core_job_of(const policy::JobView& v, const Slot& slot) {
+  rm::CoreJob j;
+  j.id = v.id;
+  j.allocation = v.allocation;
+  j.cpus = slot.cpus;
+  j.processes.push_back({v.id, v.allocation, slot.cpus, v.runnable, slot.state});
+  return j;
+}
+
+rm::CoreJob& Simulator::core_job(policy::JobId id) {
+  auto pos = std::lower_bound(core_jobs_.begin(), core_jobs_.end(), id,
+                              [](const rm::CoreJob& j, policy::JobId x) { return j.id < x; });
+  return *pos;  // every running job has one (admit)
 }
 
 bool Simulator::decide(policy::Event event, policy::JobId subject) {
@@ -124,7 +126,7 @@ bool Simulator::decide(policy::Event event, policy::JobId subject) {
     v.analyzing_since = slot.analyzing_since;
     v.analyzed_iterations = v.analyzing ? slot.job->analyzer().iterations() - slot.iterations_at_analyzing : 0;
   }
-  std::vector<rm::CoreJob> jobs = core_jobs();
+  std::vector<rm::CoreJob>& jobs = core_jobs_;
   const rm::Proposal p = core_.propose(policy_, snapshot_, jobs);
   // Every stop happens: a simulated job is never caught writing its report (Daemon::stop_unit).
   for (const auto& [id, why] : p.stops) {
@@ -133,7 +135,9 @@ bool Simulator::decide(policy::Event event, policy::JobId subject) {
       for (rm::CoreProcess& proc : j.processes) proc.runnable = false;
     }
   }
-  const rm::Settled settled = core_.settle(p, jobs, {std::string(policy_.name()), rm_may_start_, std::nullopt, decisions_ != nullptr});
+  // Without a decision log the simulator needs only the processes whose action is not none.
+  const rm::Settled settled =
+      core_.settle(p, jobs, {std::string(policy_.name()), rm_may_start_, std::nullopt, decisions_ != nullptr, false});
   return apply(p.decision, settled);
 }
 
@@ -148,12 +152,17 @@ bool Simulator::apply(const policy::Decision& d, const rm::Settled& s) {
   for (const rm::ProcessAction& a : s.processes) {
     Slot& slot = running_.at(a.id);
     slot.state = a.state;
+    rm::CoreJob& c = core_job(a.id);
+    c.processes.front().state = a.state;
     if (!a.moved && !a.stopped_now && !a.resumed) continue;
     policy::JobView& v = *view_of(a.id);
     slot.mark_open = false;  // a sensing interval is one allocation, run all along
     v.allocation = a.count;
     v.runnable = a.running;
     slot.cpus = a.cpus;
+    c.allocation = c.processes.front().allocation = a.count;
+    c.cpus = c.processes.front().cpus = a.cpus;
+    c.processes.front().runnable = a.running;
     recorder_.allocation(slot.index, now_, v.runnable ? v.allocation : 0,
                          config_.place_cpus ? slot.cpus.to_vector() : std::vector<int>{});
     // The job itself hears of it at the end of this instant (flush_job_updates), net of any later change at

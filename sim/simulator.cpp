@@ -203,6 +203,7 @@ void Simulator::admit(std::size_t index) {
   v.request = spec.request;
   v.allocation = 0;  // the arrival decision gives the first allocation (apply() starts the job)
   v.arrival = now_;
+  core_jobs_.push_back(core_job_of(v, running_.at(id)));
   snapshot_.jobs.push_back(std::move(v));
   recorder_.started(index, now_);
   note_ml();
@@ -228,7 +229,10 @@ void Simulator::depart(policy::JobId id) {
   sensors_.forget(id);
   auto pos = std::lower_bound(snapshot_.jobs.begin(), snapshot_.jobs.end(), id,
                               [](const policy::JobView& v, policy::JobId x) { return v.id < x; });
-  if (pos != snapshot_.jobs.end() && pos->id == id) snapshot_.jobs.erase(pos);
+  if (pos != snapshot_.jobs.end() && pos->id == id) {
+    core_jobs_.erase(core_jobs_.begin() + (pos - snapshot_.jobs.begin()));
+    snapshot_.jobs.erase(pos);
+  }
   policy_.forget(id);
   note_ml();
   tick_needed_ |= decide(policy::Event::departure, id);

@@ -153,7 +153,8 @@ class Simulator {
   // sim_rm.cpp: the resource manager's side (the snapshot, the decision core's calls and its actions, reports)
   void follow_sharing();
   void follow_check(policy::JobId id, Slot& slot, const policy::JobView& v);
-  [[nodiscard]] std::vector<rm::CoreJob> core_jobs() const;
+  static rm::CoreJob core_job_of(const policy::JobView& v, const Slot& slot);
+  rm::CoreJob& core_job(policy::JobId id);
   bool decide(policy::Event event, policy::JobId subject);
   bool apply(const policy::Decision& d, const rm::Settled& s);
   void on_tick(std::int64_t index);
@@ -169,6 +170,7 @@ class Simulator {
   std::vector<int> core_of_;    // the core of each entry of cpu_order_
   std::map<int, int> core_of_cpu_;  // CPU → core, for the shared-core model
   rm::DecisionCore core_;
+  std::vector<rm::CoreJob> core_jobs_;  // the decision core's view of snapshot_.jobs, in its order (sim_rm.cpp)
   std::vector<std::vector<policy::JobId>> groups_;  // the latest applied Decision::co_schedule
   std::uint64_t rate_seq_ = 0;
   bool smt_on_ = false;         // some core has several CPUs and some model has smt parameters

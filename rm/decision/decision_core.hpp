@@ -41,7 +41,7 @@ struct CoreJob {
   policy::JobId id = 0;
   bool several = false;
   int allocation = 0;  // the job's (for several: what its ranks share)
-  CpuSet cpus;
+  CpuSet cpus;         // the job's; for a job of its own, its process's
   CpuSet allowed;      // the only CPUs it may get (a Slurm job's); empty: any
   std::vector<CoreProcess> processes;
 };
@@ -83,8 +83,10 @@ struct ProcessAction {
 };
 
 struct Settled {
-  std::vector<ProcessAction> processes;  // the running ones in job order, then the stopped ones
-  std::map<policy::JobId, int> job_allocation;  // each placed job's whole allocation (MPI jobs: the gang's)
+  // The running ones in job order, then the stopped ones; with SettleContext::every_process false, only those
+  // whose action is not none (moved, stopped now, resumed, restated, or a `why` line).
+  std::vector<ProcessAction> processes;
+  std::map<policy::JobId, int> job_allocation;  // each placed job of several processes: the whole (the gang's)
   std::map<policy::JobId, CpuSet> job_cpus;
   // Each job's group partners (Decision::co_schedule), and the jobs whose partners changed: a sensing
   // interval is sampled with one set of partners only.
@@ -94,7 +96,7 @@ struct Settled {
   bool changed = false;             // an allocation, CPU set, stop or resume changed
   bool groups_changed = false;
   bool may_start = false;
-  std::string may_start_reason;
+  std::string may_start_reason;  // empty unless SettleContext::every_process (or log)
   bool may_start_changed = false;
   std::optional<double> wake_at;
   bool noteworthy = false;  // the decision log gets a record
@@ -112,7 +114,11 @@ struct SettleContext {
   // The caller's override of the policy's may_start (Daemon::hold_for_expected: an announced Slurm job that
   // has not registered yet), applied before it is compared and logged.
   std::optional<std::string> hold;
-  bool log = false;       // build the decision-log record
+  bool log = false;       // build the decision-log record (it lists every process: implies every_process)
+  // false: leave out of Settled::processes the processes whose action is none, and leave may_start_reason
+  // empty. cosched-sim without a decision log asks so: it makes millions of decisions, most of which change
+  // nothing, and building an action for every job at each was most of its time.
+  bool every_process = true;
 };
 
 class DecisionCore {
@@ -127,8 +133,10 @@ class DecisionCore {
   [[nodiscard]] const CoreMachine& machine() const { return machine_; }
 
  private:
-  const std::map<policy::JobId, CpuSet>& place(const std::vector<PlaceRequest>& reqs,
-                                        const std::vector<std::vector<policy::JobId>>& groups);
+  // Each request's CPU set, in request order (pointers into last_placed_). Without placement there are no
+  // requests (a count needs none) and nothing is placed: every job keeps its own CPU set.
+  const std::vector<const CpuSet*>& place(const std::vector<PlaceRequest>& reqs,
+                                          const std::vector<std::vector<policy::JobId>>& groups);
 
   CoreMachine machine_;
   std::map<policy::JobId, std::vector<policy::JobId>> partners_;
@@ -138,6 +146,15 @@ class DecisionCore {
   std::vector<std::vector<policy::JobId>> last_groups_;
   std::map<policy::JobId, CpuSet> last_placed_;
   bool placed_once_ = false;
+  std::vector<const CpuSet*> placed_;  // place()'s answer, its storage kept from one decision to the next
+  // settle()'s scratch, kept for the same reason.
+  std::vector<const policy::Allocation*> scratch_alloc_;
+  std::vector<char> scratch_resuming_;
+  std::vector<char> scratch_stopping_;
+  std::vector<char> scratch_running_;
+  std::vector<PlaceRequest> scratch_reqs_;
+  std::vector<std::size_t> scratch_placed_jobs_;
+  std::vector<int> scratch_wants_;
 };
 
 // The estimates a job reported, as both keep them for the policy (JobView::history): the newest kHistoryDepth
