@@ -1,6 +1,7 @@
 #include "pdpa_share.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <limits>
 
 #include <fmt/format.h>
@@ -231,16 +232,40 @@ namespace {
 // `lent`.
 void lend_round_robin(const Snapshot& s, std::vector<PdpaWork>& w, const std::vector<std::size_t>& to,
                       std::vector<int>& lent, int machine, int& used) {
-  for (bool gave = true; gave && used < machine;) {
-    gave = false;
-    for (std::size_t i : to) {
-      if (used >= machine) break;
-      if (w[i].cpus >= std::max(s.jobs[i].request, 1)) continue;
-      ++w[i].cpus;
-      ++lent[i];
-      ++used;
-      gave = true;
+  // One CPU to each job of `to` below its request, in that order, pass after pass, until the machine is full
+  // or every job holds its request. Worked out in closed form rather than a CPU at a time (1,024 CPUs made
+  // this a tenth of cosched-sim's time): k full passes give job i min(k, deficit_i) for the largest k whose
+  // total fits, then one more each, in order, to the jobs still short, while CPUs are left. Same result.
+  const int left = machine - used;
+  if (left <= 0 || to.empty()) return;
+  auto deficit = [&](std::size_t i) { return std::max(std::max(s.jobs[i].request, 1) - w[i].cpus, 0); };
+  auto given_after = [&](int k) {
+    std::int64_t total = 0;
+    for (std::size_t i : to) total += std::min(k, deficit(i));
+    return total;
+  };
+  int most = 0;
+  for (std::size_t i : to) most = std::max(most, deficit(i));
+  int lo = 0;  // the largest k with given_after(k) <= left
+  for (int hi = most; lo < hi;) {
+    const int mid = lo + (hi - lo + 1) / 2;
+    if (given_after(mid) <= left) {
+      lo = mid;
+    } else {
+      hi = mid - 1;
     }
+  }
+  int rest = left - static_cast<int>(given_after(lo));
+  for (std::size_t i : to) {
+    const int d = deficit(i);
+    int give = std::min(lo, d);
+    if (d > lo && rest > 0) {  // the partial pass
+      ++give;
+      --rest;
+    }
+    w[i].cpus += give;
+    lent[i] += give;
+    used += give;
   }
 }
 
