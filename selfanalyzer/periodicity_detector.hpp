@@ -105,6 +105,7 @@ class PeriodicityDetector {
   [[nodiscard]] int max_period() const noexcept { return max_period_; }
 
  private:
+  void clear() noexcept;  // what reset() does, unconditionally (the constructor: the arrays are new)
   static constexpr int kTracked = 16;  // candidate lags followed at once (our choice: inner loops + the outer)
   static constexpr int kWindow = 8;    // events per window hash (our choice: short enough to recur early)
 
