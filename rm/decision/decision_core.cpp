@@ -101,54 +101,66 @@ const std::vector<const CpuSet*>& DecisionCore::place(const std::vector<PlaceReq
   return placed_;
 }
 
+// Step 3, in the order it happens: which jobs run, resume or were stopped; the policy's counts made safe;
+// placement; group partners; each process's action; the may_start answer and the log record.
 Settled DecisionCore::settle(const Proposal& p, const std::vector<CoreJob>& jobs, const SettleContext& ctx) {
-  const policy::Decision& d = p.decision;
-  const int ncpu = machine_.cpus;
-  const bool every = ctx.every_process || ctx.log;
-  const std::size_t n = jobs.size();
   Settled out;
+  const Pass pass = classify(p, jobs);
+  request(jobs, ctx, out);
+  const std::vector<const CpuSet*>& placed = place(scratch_reqs_, p.decision.co_schedule);
+  note_partners(p.decision, jobs, out);
+  const bool every = ctx.every_process || ctx.log;
+  for (std::size_t k = 0; k < scratch_placed_jobs_.size(); ++k) {
+    const std::size_t i = scratch_placed_jobs_[k];
+    act_on_placed(p, jobs[i], i, scratch_wants_[k], machine_.place_cpus ? *placed[k] : jobs[i].cpus, every, out);
+  }
+  act_on_stopped(jobs, every, out);
+  out.changed = out.changed || pass.any_stopping || pass.any_resumed;
+  finish(p, ctx, every, out);
+  return out;
+}
 
-  // Scratch kept in members from one decision to the next: a decision that changes nothing allocates nothing
-  // (cosched-sim makes millions of them).
-  std::vector<const policy::Allocation*>& alloc = scratch_alloc_;
-  alloc.assign(n, nullptr);
+// Scratch kept in members from one decision to the next: a decision that changes nothing allocates nothing
+// (cosched-sim makes millions of them).
+DecisionCore::Pass DecisionCore::classify(const Proposal& p, const std::vector<CoreJob>& jobs) {
+  const policy::Decision& d = p.decision;
+  const std::size_t n = jobs.size();
+  Pass pass;
+  scratch_alloc_.assign(n, nullptr);
+  scratch_running_.assign(n, 0);
+  scratch_resuming_.assign(n, 0);
+  scratch_stopping_.assign(n, 0);
   // Jobs resumed are placed with the others and continue once their CPUs and team are published; a stopped
   // job keeps its allocation and CPU set, which placement may give to the running jobs.
-  std::vector<char>& resuming = scratch_resuming_;
-  std::vector<char>& stopping = scratch_stopping_;
-  std::vector<char>& running = scratch_running_;  // any of its processes runs (before this decision)
-  resuming.assign(n, 0);
-  stopping.assign(n, 0);
-  running.assign(n, 0);
-  bool any_resumed = false;
   for (std::size_t i = 0; i < n; ++i) {
     const CoreJob& j = jobs[i];
-    alloc[i] = allocation_of(d, i, j.id);
-    running[i] = any_running(j) ? 1 : 0;
-    const bool run = alloc[i] == nullptr || alloc[i]->runnable;
-    resuming[i] = run && any_stopped(j) ? 1 : 0;
-    any_resumed = any_resumed || resuming[i] != 0;
+    const policy::Allocation* a = allocation_of(d, i, j.id);
+    scratch_alloc_[i] = a;
+    scratch_running_[i] = any_running(j) ? 1 : 0;
+    const bool run = a == nullptr || a->runnable;
+    scratch_resuming_[i] = run && any_stopped(j) ? 1 : 0;
+    pass.any_resumed = pass.any_resumed || scratch_resuming_[i] != 0;
   }
-  bool any_stopping = false;
   for (const auto& [id, why] : p.stops) {
     auto j = std::find_if(jobs.begin(), jobs.end(), [id = id](const CoreJob& c) { return c.id == id; });
     if (j != jobs.end() && !any_running(*j)) {  // the caller did stop it
-      stopping[static_cast<std::size_t>(j - jobs.begin())] = 1;
-      any_stopping = true;
+      scratch_stopping_[static_cast<std::size_t>(j - jobs.begin())] = 1;
+      pass.any_stopping = true;
     }
   }
+  return pass;
+}
 
-  // The policy's word, made safe: one allocation per job, each in [1, cpus].
-  std::vector<PlaceRequest>& reqs = scratch_reqs_;
-  std::vector<std::size_t>& placed_jobs = scratch_placed_jobs_;  // index in `jobs` of each request
-  std::vector<int>& wants = scratch_wants_;  // each placed job's count
-  reqs.clear();
-  wants.clear();
-  placed_jobs.clear();
-  for (std::size_t i = 0; i < n; ++i) {
+// The policy's word, made safe: one allocation per job that runs or resumes, each in [1, cpus].
+void DecisionCore::request(const std::vector<CoreJob>& jobs, const SettleContext& ctx, Settled& out) {
+  const int ncpu = machine_.cpus;
+  scratch_reqs_.clear();
+  scratch_wants_.clear();
+  scratch_placed_jobs_.clear();
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
     const CoreJob& j = jobs[i];
-    if (resuming[i] == 0 && running[i] == 0) continue;
-    const policy::Allocation* a = alloc[i];
+    if (scratch_resuming_[i] == 0 && scratch_running_[i] == 0) continue;
+    const policy::Allocation* a = scratch_alloc_[i];
     int want = a != nullptr ? a->cpus : std::max(j.allocation, 1);
     if (a == nullptr || want < 1 || want > ncpu) {
       out.errors.push_back(fmt::format("{} gave job {} {} CPUs (must be 1..{}); keeping {}", ctx.policy, j.id,
@@ -156,12 +168,14 @@ Settled DecisionCore::settle(const Proposal& p, const std::vector<CoreJob>& jobs
       want = std::clamp(std::max(j.allocation, 1), 1, ncpu);
     }
     // Without placement a request is only its count: CPU sets stay as they are, and are not copied.
-    if (machine_.place_cpus) reqs.push_back({j.id, want, j.cpus, j.allowed});
-    wants.push_back(want);
-    placed_jobs.push_back(i);
+    if (machine_.place_cpus) scratch_reqs_.push_back({j.id, want, j.cpus, j.allowed});
+    scratch_wants_.push_back(want);
+    scratch_placed_jobs_.push_back(i);
   }
-  const std::vector<const CpuSet*>& placed = place(reqs, d.co_schedule);
+}
 
+// Each job's group partners (Decision::co_schedule), and the jobs whose partners changed.
+void DecisionCore::note_partners(const policy::Decision& d, const std::vector<CoreJob>& jobs, Settled& out) {
   if (!d.co_schedule.empty() || !partners_.empty()) {
     out.partners = partners_of(d.co_schedule);
     for (const CoreJob& j : jobs) {
@@ -170,77 +184,80 @@ Settled DecisionCore::settle(const Proposal& p, const std::vector<CoreJob>& jobs
     partners_ = out.partners;
   }
   out.groups_changed = !out.partners_changed.empty();
+}
 
-  static const std::string kNoReason;
-  for (std::size_t r_i = 0; r_i < placed_jobs.size(); ++r_i) {
-    const std::size_t i = placed_jobs[r_i];
-    const CoreJob& j = jobs[i];
-    const int want = wants[r_i];
-    const CpuSet& job_cpus = machine_.place_cpus ? *placed[r_i] : j.cpus;
-    const policy::Allocation* a = alloc[i];
-    const std::string& reason = a != nullptr ? a->reason : kNoReason;
-    // One process's action; `cpus` and `count` are its part of the job's.
-    auto act_on = [&](const CoreProcess& proc, int k, const CpuSet& cpus, int count) {
-      // Without placement a job of its own keeps its CPU set, which is its process's (CoreJob::cpus).
-      const bool same_cpus = (!machine_.place_cpus && !j.several) || cpus == proc.cpus;
-      const bool moved = !same_cpus || count != proc.allocation;
-      const std::string& state = a != nullptr ? a->state : proc.state;
-      const bool restated = a != nullptr && a->state != proc.state;
-      const bool resumed = resuming[i] != 0 && !proc.runnable;
-      std::string why;
-      if (moved) {
-        why = !reason.empty() ? reason : "placement";
-        if (j.several) why += fmt::format(" (rank {}: {} of the job's {})", k, count, want);
-      } else if (restated && !proc.state.empty()) {
-        // A state change without a new allocation (e.g. PDPA's INC waiting for CPUs) is a decision too.
-        why = !reason.empty() ? reason : proc.state + " → " + state;
-      } else if (p.event == policy::Event::report && p.subject == j.id && !reason.empty()) {
-        why = reason;  // e.g. a report ignored
-      }
-      out.changed = out.changed || moved;
-      if (!every && !moved && !restated && !resumed && why.empty()) return;
-      ProcessAction act;
-      act.id = proc.id;
-      act.job = j.id;
-      act.several = j.several;
-      act.rank = k;
-      act.from = proc.allocation;
-      act.count = count;
-      act.cpus = cpus;
-      act.resumed = resumed;
-      act.state = state;
-      act.restated = restated;
-      act.reason = reason;
-      act.moved = moved;
-      act.why = std::move(why);
-      act.listed = moved || restated || resuming[i] != 0 || !reason.empty();
-      out.processes.push_back(std::move(act));
-    };
-    if (!j.several) {
-      act_on(j.processes.front(), 0, job_cpus, want);
-      continue;
-    }
-    // A job of several: a share for each rank (rank_split.hpp).
-    const int nproc = static_cast<int>(j.processes.size());
-    const std::vector<int> shares = rank_shares(want, nproc);
-    const std::vector<CpuSet> slices = split_cpus(job_cpus, shares);
-    out.job_allocation[j.id] = want;
-    out.job_cpus[j.id] = job_cpus;
-    for (int k = 0; k < nproc; ++k) {
-      const auto kk = static_cast<std::size_t>(k);
-      act_on(j.processes[kk], k, slices[kk], shares[kk]);
-    }
+// A running (or resuming) job's processes: the whole for a job of its own, a share for each rank
+// (rank_split.hpp).
+void DecisionCore::act_on_placed(const Proposal& p, const CoreJob& j, std::size_t i, int want, const CpuSet& job_cpus,
+                                 bool every, Settled& out) const {
+  if (!j.several) {
+    act_on_process(p, j, i, j.processes.front(), 0, job_cpus, want, want, every, out);
+    return;
   }
-  // The jobs that sit this decision out (stopped now or before).
-  for (std::size_t i = 0; i < n; ++i) {
+  const int nproc = static_cast<int>(j.processes.size());
+  const std::vector<int> shares = rank_shares(want, nproc);
+  const std::vector<CpuSet> slices = split_cpus(job_cpus, shares);
+  out.job_allocation[j.id] = want;
+  out.job_cpus[j.id] = job_cpus;
+  for (int k = 0; k < nproc; ++k) {
+    const auto kk = static_cast<std::size_t>(k);
+    act_on_process(p, j, i, j.processes[kk], k, slices[kk], shares[kk], want, every, out);
+  }
+}
+
+// One process's action; `cpus` and `count` are its part of the job's `want`.
+void DecisionCore::act_on_process(const Proposal& p, const CoreJob& j, std::size_t i, const CoreProcess& proc, int k,
+                                  const CpuSet& cpus, int count, int want, bool every, Settled& out) const {
+  static const std::string kNoReason;
+  const policy::Allocation* a = scratch_alloc_[i];
+  const std::string& reason = a != nullptr ? a->reason : kNoReason;
+  // Without placement a job of its own keeps its CPU set, which is its process's (CoreJob::cpus).
+  const bool same_cpus = (!machine_.place_cpus && !j.several) || cpus == proc.cpus;
+  const bool moved = !same_cpus || count != proc.allocation;
+  const std::string& state = a != nullptr ? a->state : proc.state;
+  const bool restated = a != nullptr && a->state != proc.state;
+  const bool resumed = scratch_resuming_[i] != 0 && !proc.runnable;
+  std::string why;
+  if (moved) {
+    why = !reason.empty() ? reason : "placement";
+    if (j.several) why += fmt::format(" (rank {}: {} of the job's {})", k, count, want);
+  } else if (restated && !proc.state.empty()) {
+    // A state change without a new allocation (e.g. PDPA's INC waiting for CPUs) is a decision too.
+    why = !reason.empty() ? reason : proc.state + " → " + state;
+  } else if (p.event == policy::Event::report && p.subject == j.id && !reason.empty()) {
+    why = reason;  // e.g. a report ignored
+  }
+  out.changed = out.changed || moved;
+  if (!every && !moved && !restated && !resumed && why.empty()) return;
+  ProcessAction act;
+  act.id = proc.id;
+  act.job = j.id;
+  act.several = j.several;
+  act.rank = k;
+  act.from = proc.allocation;
+  act.count = count;
+  act.cpus = cpus;
+  act.resumed = resumed;
+  act.state = state;
+  act.restated = restated;
+  act.reason = reason;
+  act.moved = moved;
+  act.why = std::move(why);
+  act.listed = moved || restated || scratch_resuming_[i] != 0 || !reason.empty();
+  out.processes.push_back(std::move(act));
+}
+
+// The jobs that sit this decision out (stopped now or before).
+void DecisionCore::act_on_stopped(const std::vector<CoreJob>& jobs, bool every, Settled& out) const {
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
     const CoreJob& j = jobs[i];
-    if (resuming[i] != 0 || running[i] != 0) continue;
-    const policy::Allocation* a = alloc[i];
+    if (scratch_resuming_[i] != 0 || scratch_running_[i] != 0) continue;
+    const policy::Allocation* a = scratch_alloc_[i];
     for (std::size_t k = 0; k < j.processes.size(); ++k) {
       const CoreProcess& proc = j.processes[k];
       const std::string& state = a != nullptr ? a->state : proc.state;
       const bool restated = state != proc.state;
-      if (!every && stopping[i] == 0 && !restated) continue;
+      if (!every && scratch_stopping_[i] == 0 && !restated) continue;
       ProcessAction act;
       act.id = proc.id;
       act.job = j.id;
@@ -249,7 +266,7 @@ Settled DecisionCore::settle(const Proposal& p, const std::vector<CoreJob>& jobs
       act.from = act.count = proc.allocation;
       act.cpus = proc.cpus;
       act.running = false;
-      act.stopped_now = stopping[i] != 0;
+      act.stopped_now = scratch_stopping_[i] != 0;
       act.state = state;
       act.restated = restated;
       act.reason = a != nullptr ? a->reason : "";
@@ -257,8 +274,11 @@ Settled DecisionCore::settle(const Proposal& p, const std::vector<CoreJob>& jobs
       out.processes.push_back(std::move(act));
     }
   }
-  out.changed = out.changed || any_stopping || any_resumed;
+}
 
+// The may_start answer (the caller's hold applied), the wake-up, and the decision-log record.
+void DecisionCore::finish(const Proposal& p, const SettleContext& ctx, bool every, Settled& out) {
+  const policy::Decision& d = p.decision;
   out.may_start = d.may_start;
   if (every) out.may_start_reason = d.may_start_reason;
   if (ctx.hold && out.may_start) {
@@ -271,18 +291,16 @@ Settled DecisionCore::settle(const Proposal& p, const std::vector<CoreJob>& jobs
   const policy::Event e = p.event;
   out.noteworthy = out.changed || out.may_start_changed || out.groups_changed || e == policy::Event::arrival ||
                    e == policy::Event::departure || e == policy::Event::report || e == policy::Event::param_change;
-  if (ctx.log && out.noteworthy) {
-    out.record = {{"t", p.now},
-                  {"event", policy::to_string(e)},
-                  {"subject", p.subject},
-                  {"policy", ctx.policy},
-                  {"may_start", out.may_start},
-                  {"may_start_reason", out.may_start_reason}};  // every: set above
-    if (!d.co_schedule.empty()) out.record["groups"] = d.co_schedule;  // co-runners: SMT siblings / adjacent cores
-    out.entries.reserve(out.processes.size());
-    for (const ProcessAction& a : out.processes) out.entries.push_back(entry_of(a));
-  }
-  return out;
+  if (!ctx.log || !out.noteworthy) return;
+  out.record = {{"t", p.now},
+                {"event", policy::to_string(e)},
+                {"subject", p.subject},
+                {"policy", ctx.policy},
+                {"may_start", out.may_start},
+                {"may_start_reason", out.may_start_reason}};
+  if (!d.co_schedule.empty()) out.record["groups"] = d.co_schedule;  // co-runners: SMT siblings / adjacent cores
+  out.entries.reserve(out.processes.size());
+  for (const ProcessAction& a : out.processes) out.entries.push_back(entry_of(a));
 }
 
 void push_history(std::vector<policy::HistoryEntry>& history, const policy::Perf& p, double now) {

@@ -133,6 +133,20 @@ class DecisionCore {
   [[nodiscard]] const CoreMachine& machine() const { return machine_; }
 
  private:
+  struct Pass {
+    bool any_resumed = false;
+    bool any_stopping = false;
+  };
+  Pass classify(const Proposal& p, const std::vector<CoreJob>& jobs);
+  void request(const std::vector<CoreJob>& jobs, const SettleContext& ctx, Settled& out);
+  void note_partners(const policy::Decision& d, const std::vector<CoreJob>& jobs, Settled& out);
+  void act_on_placed(const Proposal& p, const CoreJob& j, std::size_t i, int want, const CpuSet& job_cpus, bool every,
+                     Settled& out) const;
+  void act_on_process(const Proposal& p, const CoreJob& j, std::size_t i, const CoreProcess& proc, int k,
+                      const CpuSet& cpus, int count, int want, bool every, Settled& out) const;
+  void act_on_stopped(const std::vector<CoreJob>& jobs, bool every, Settled& out) const;
+  static void finish(const Proposal& p, const SettleContext& ctx, bool every, Settled& out);
+
   // Each request's CPU set, in request order (pointers into last_placed_). Without placement there are no
   // requests (a count needs none) and nothing is placed: every job keeps its own CPU set.
   const std::vector<const CpuSet*>& place(const std::vector<PlaceRequest>& reqs,
@@ -147,7 +161,7 @@ class DecisionCore {
   std::map<policy::JobId, CpuSet> last_placed_;
   bool placed_once_ = false;
   std::vector<const CpuSet*> placed_;  // place()'s answer, its storage kept from one decision to the next
-  // settle()'s scratch, kept for the same reason.
+  // settle()'s scratch, kept for the same reason; job i's entries are jobs[i]'s (classify, request).
   std::vector<const policy::Allocation*> scratch_alloc_;
   std::vector<char> scratch_resuming_;
   std::vector<char> scratch_stopping_;
