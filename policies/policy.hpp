@@ -75,6 +75,7 @@ struct Param {
   std::string name;
   std::string value;
   std::string help;
+  std::string accepts;  // the values set_param takes, in words ("[0, 10]", "0 or 1"); param_spec.hpp
 };
 
 class Policy {
@@ -94,7 +95,7 @@ class Policy {
   virtual Decision decide(const Snapshot& s) = 0;
 
   // Tunables. Default: none. set_param must reject unknown names and bad values with a clear Error and
-  // leave the policy unchanged.
+  // leave the policy unchanged. Policies declare theirs in one table (param_spec.hpp), which gives both.
   [[nodiscard]] virtual std::vector<Param> params() const { return {}; }
   virtual Status set_param(std::string_view name, std::string_view value);
 

@@ -13,9 +13,9 @@
 // at once, and a bound on how many jobs of a long queue hold memory at once.
 #pragma once
 
-#include <optional>
 #include <string_view>
 
+#include "policies/param_spec.hpp"
 #include "policies/policy.hpp"
 
 namespace cosched::policy {
@@ -30,13 +30,22 @@ class QueueSharing {
   // jobs as well (PDPA's max_ml). Leaves every other answer as it is.
   void admit(const Snapshot& s, Decision& d, int cap = 0) const;
 
-  [[nodiscard]] Param param() const;
-  // nullopt when `name` is not this rule's parameter; else the parse's status (on error nothing changes).
-  std::optional<Status> set_param(std::string_view name, std::string_view value);
   [[nodiscard]] int jobs_per_cpu() const { return jobs_per_cpu_; }
+  void set_jobs_per_cpu(int n) { jobs_per_cpu_ = n; }
 
  private:
   int jobs_per_cpu_ = kDefaultJobsPerCpu;
 };
+
+// The rule's parameter, for the table of a policy P that holds the rule as the member `rule`.
+template <class P>
+ParamSpec<P> jobs_per_cpu_param(QueueSharing P::*rule) {
+  return int_param<P>(std::string(QueueSharing::kName), 1, 1024,
+                      "while jobs wait and every CPU holds a job, admit until this many jobs per CPU, sharing CPUs "
+                      "rather than queueing (1: only onto a CPU no job holds, the papers' rule; our choice, "
+                      "docs/policies.md)",
+                      {[rule](const P& p) { return static_cast<long>((p.*rule).jobs_per_cpu()); },
+                       [rule](P& p, long v) { (p.*rule).set_jobs_per_cpu(static_cast<int>(v)); }});
+}
 
 }  // namespace cosched::policy

@@ -57,13 +57,17 @@ const std::vector<Entry>& table() {
        [](const Machine&) { return std::make_unique<Coschedule>(Coschedule::Mode::bas); }, {}},
       {"fair", "Progress-aware Fair: estimation quanta for expired rates alone, jobs 5 % behind the average "
                "progress get whole cores, lowest progress first (Alg. 7; Feliu 2017, Ch. 6)",
-       [](const Machine&) { return std::make_unique<Coschedule>(Coschedule::Mode::fair); }, {}},
+       // Algorithm 7 estimates in ordinary quanta; only Perf&Fair's are 100 ms (§6.3.1).
+       [](const Machine&) { return std::make_unique<Coschedule>(Coschedule::Mode::fair); },
+       {{"estimation_quantum_ms", "200"}}},
       {"perf-fair", "Perf&Fair: 100 ms estimation quanta; the fittest (OATR) of the jobs with Progress + 1 < MaxP "
                     "first (Alg. 8; Feliu 2017, Ch. 6)",
        [](const Machine&) { return std::make_unique<Coschedule>(Coschedule::Mode::perf_fair); }, {}},
       {"symbiotic", "Symbiotic: co-runner groups by minimum-weight perfect matching (Blossom) on slowdowns learned "
                     "online, bounded exploration of unseen pairs, 100 ms quanta (Feliu 2017, Ch. 7)",
-       [](const Machine&) { return std::make_unique<Coschedule>(Coschedule::Mode::symbiotic); }, {}},
+       // §7.3: 100 ms quanta; Ch. 7's matching on predicted slowdowns, which exploring unseen pairs feeds (ours: 4).
+       [](const Machine&) { return std::make_unique<Coschedule>(Coschedule::Mode::symbiotic); },
+       {{"quantum_ms", "100"}, {"pairing", "blossom"}, {"explore", "4"}}},
   };
   return t;
 }
@@ -88,7 +92,33 @@ Result<std::unique_ptr<Policy>> make_policy(std::string_view name, const Machine
 
 std::vector<PolicyInfo> list_policies() {
   std::vector<PolicyInfo> out;
-  for (const auto& e : table()) out.push_back({e.name, e.summary});
+  for (const auto& e : table()) {
+    auto p = make_policy(e.name, Machine{});
+    out.push_back({e.name, e.summary, e.preset, (*p)->params(), (*p)->uses_speedup(), (*p)->pairs().has_value()});
+  }
+  return out;
+}
+
+std::string policy_names(bool (*pred)(const PolicyInfo&)) {
+  std::string names;
+  for (const auto& p : list_policies()) {
+    if (pred(p)) names += (names.empty() ? "" : ", ") + p.name;
+  }
+  return names;
+}
+
+std::string describe_policies(std::string_view indent) {
+  const std::string in(indent);
+  std::string out;
+  for (const auto& p : list_policies()) {
+    out += in + p.name + ": " + p.summary + "\n";
+    if (!p.preset.empty()) {
+      out += in + "    preset:";
+      for (const auto& [k, v] : p.preset) out += " " + k + "=" + v;
+      out += "\n";
+    }
+    for (const auto& q : p.params) out += in + "    " + q.name + "=" + q.value + " (" + q.accepts + "): " + q.help + "\n";
+  }
   return out;
 }
 

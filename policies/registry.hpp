@@ -1,5 +1,6 @@
-// The one table that maps policy names (and presets) to factories. Adding a policy = one .hpp/.cpp pair,
-// one line in registry.cpp and one test file.
+// The one table that maps policy names to factories, each with its preset: the parameter values that name
+// sets on its class's defaults (e.g. symbiotic's 100 ms quanta). Adding a policy = one .hpp/.cpp pair, one
+// line in registry.cpp and one test file.
 #pragma once
 
 #include <memory>
@@ -12,12 +13,19 @@
 
 namespace cosched::policy {
 
+using ParamList = std::vector<std::pair<std::string, std::string>>;
+
+// The policy a command runs when told none (cosched-rm --policy).
+inline constexpr std::string_view kDefaultPolicy = "equip";
+
 struct PolicyInfo {
   std::string name;
   std::string summary;
+  ParamList preset;           // what this name sets on its class's defaults (empty: none)
+  std::vector<Param> params;  // as a fresh one holds them (preset applied), on a one-CPU Machine{}
+  bool uses_speedup = false;  // Policy::uses_speedup
+  bool learns_pairs = false;  // Policy::pairs: a co-scheduling policy (reads progress rates)
 };
-
-using ParamList = std::vector<std::pair<std::string, std::string>>;
 
 // Builds the named policy and applies `params` (apply_params); the first bad name or value is the error.
 // `machine` lets a policy scale defaults (e.g. PDPA's step) to the machine.
@@ -25,6 +33,13 @@ Result<std::unique_ptr<Policy>> make_policy(std::string_view name, const Machine
                                             const ParamList& params = {});
 
 std::vector<PolicyInfo> list_policies();
+
+// For help texts: "a, b, c", the names of the policies for which `pred` holds.
+std::string policy_names(bool (*pred)(const PolicyInfo&));
+
+// For --help: each policy's "name: summary", then its preset and one line per parameter (default, accepted
+// values, meaning), every line starting with `indent`.
+std::string describe_policies(std::string_view indent = "  ");
 
 // Applies `params` to `p` in an order that satisfies the constraints between them.
 // On error `p` may be partly changed: use with_params for all or nothing.

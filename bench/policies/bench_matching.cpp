@@ -10,9 +10,9 @@
 
 #include <random>
 
-#include "policies/coschedule/coschedule.hpp"
 #include "policies/coschedule/interference.hpp"
 #include "policies/coschedule/matching.hpp"
+#include "policies/registry.hpp"
 
 namespace {
 
@@ -49,10 +49,10 @@ BENCHMARK(BM_Blossom)->RangeMultiplier(2)->Range(16, 1024)->Unit(benchmark::kMil
 
 void BM_SymbioticDecide(benchmark::State& state) {
   const int n = static_cast<int>(state.range(0));
-  Coschedule p(Coschedule::Mode::symbiotic);
-  (void)p.set_param("explore", "0");
   Snapshot s;
   s.machine = Machine{n, n / 2, 1, 2};
+  auto made = make_policy("symbiotic", s.machine, {{"explore", "0"}});  // the registry's symbiotic preset
+  Policy& p = **made;
   s.quantum = 0.1;
   for (int i = 1; i <= n; ++i) {
     JobView j;

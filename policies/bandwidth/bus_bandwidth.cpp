@@ -6,7 +6,6 @@
 #include <fmt/format.h>
 
 #include "policies/job_list.hpp"
-#include "policies/param_util.hpp"
 
 namespace cosched::policy {
 
@@ -188,49 +187,25 @@ void BusBandwidth::forget(JobId id) {
   running_.erase(std::remove(running_.begin(), running_.end(), id), running_.end());
 }
 
-std::vector<Param> BusBandwidth::params() const {
-  std::vector<Param> p = {
-      {"quantum_ms", format_param(quantum_s_ * 1e3), "the list rotates every quantum (§5: 200 ms)"},
-      {"bus_bandwidth", format_param(bus_),
-       "bus capacity B in bytes/s; 0: the machine's (cosched-rm --mem-bandwidth)"},
-      {"pick", pick_name(static_cast<int>(pick_)),
-       "fitness: eq. 1/2 picks the co-runners; list: gang order; random: co-runners drawn at random (the two "
-       "bandwidth-blind baselines)"},
-      {"seed", std::to_string(seed_), "pick=random: the seed of the draws"}};
-  if (mode_ == Mode::quanta_window) {
-    p.push_back({"window", std::to_string(window_), "samples in the moving window (§4: 5; at most 5)"});
-  }
-  return p;
-}
-
-Status BusBandwidth::set_param(std::string_view name, std::string_view value) {
-  long v = 0;
-  if (name == "quantum_ms") {
-    double ms = quantum_s_ * 1e3;
-    if (auto st = parse_double_param(name, value, 1, 600000, ms); !st) return st;
-    quantum_s_ = ms / 1e3;
-    return {};
-  }
-  if (name == "bus_bandwidth") return parse_double_param(name, value, 0, 1e15, bus_);
-  if (name == "pick") {
-    if (value == "fitness") pick_ = Pick::fitness;
-    else if (value == "list") pick_ = Pick::list;
-    else if (value == "random") pick_ = Pick::random;
-    else return make_error(Errc::invalid_argument, "bad pick '" + std::string(value) + "': fitness, list or random");
-    return {};
-  }
-  if (name == "seed") {
-    if (auto st = parse_int_param(name, value, 0, std::numeric_limits<long>::max(), v); !st) return st;
-    seed_ = static_cast<std::uint64_t>(v);
-    rng_ = seed_;
-    return {};
-  }
-  if (name == "window" && mode_ == Mode::quanta_window) {
-    if (auto st = parse_int_param(name, value, 1, Bandwidth::kWindow, v); !st) return st;
-    window_ = static_cast<int>(v);
-    return {};
-  }
-  return Policy::set_param(name, value);
+const ParamTable<BusBandwidth>& BusBandwidth::param_table() {
+  using B = BusBandwidth;
+  static const ParamTable<B> t = {
+      real_param<B>("quantum_ms", 1, 600000, "the list rotates every quantum (§5: 200 ms)",
+                    {[](const B& p) { return p.quantum_s_ * 1e3; }, [](B& p, double ms) { p.quantum_s_ = ms / 1e3; }}),
+      real_param<B>("bus_bandwidth", 0, 1e15, "bus capacity B in bytes/s; 0: the machine's (cosched-rm --mem-bandwidth)",
+                    member<B, double>([](auto& p) -> auto& { return p.bus_; })),
+      choice_param<B, Pick>("pick", {{"fitness", Pick::fitness}, {"list", Pick::list}, {"random", Pick::random}},
+                            "fitness: eq. 1/2 picks the co-runners; list: gang order; random: co-runners drawn at "
+                            "random (the two bandwidth-blind baselines)",
+                            member<B, Pick>([](auto& p) -> auto& { return p.pick_; })),
+      int_param<B>("seed", 0, std::numeric_limits<long>::max(), "pick=random: the seed of the draws",
+                   {[](const B& p) { return static_cast<long>(p.seed_); },
+                    [](B& p, long v) { p.rng_ = p.seed_ = static_cast<std::uint64_t>(v); }}),
+      only_if<B>(int_param<B>("window", 1, Bandwidth::kWindow, "samples in the moving window (§4: 5; at most 5)",
+                              member<B, long>([](auto& p) -> auto& { return p.window_; })),
+                 [](const B& p) { return p.mode_ == Mode::quanta_window; }),
+  };
+  return t;
 }
 
 }  // namespace cosched::policy

@@ -33,11 +33,12 @@
 #include <string>
 #include <vector>
 
+#include "policies/param_spec.hpp"
 #include "policies/policy.hpp"
 
 namespace cosched::policy {
 
-class BusBandwidth final : public Policy {
+class BusBandwidth final : public TabledPolicy<BusBandwidth> {
  public:
   enum class Mode { latest_quantum, quanta_window };
   explicit BusBandwidth(Mode mode) : mode_(mode) {}
@@ -47,8 +48,7 @@ class BusBandwidth final : public Policy {
   [[nodiscard]] std::unique_ptr<Policy> clone() const override { return std::make_unique<BusBandwidth>(*this); }
   [[nodiscard]] std::optional<double> time_quantum_s() const override { return quantum_s_; }
   Decision decide(const Snapshot& s) override;
-  [[nodiscard]] std::vector<Param> params() const override;
-  Status set_param(std::string_view name, std::string_view value) override;
+  static const ParamTable<BusBandwidth>& param_table();
   void forget(JobId id) override;
 
   // The fitness of eq. 1/2, both arguments in bus transactions per µs.

@@ -5,7 +5,6 @@
 #include <fmt/format.h>
 
 #include "policies/job_list.hpp"
-#include "policies/param_util.hpp"
 
 namespace cosched::policy {
 
@@ -169,38 +168,31 @@ void Membus::forget(JobId id) {
   std::erase(running_, id);
 }
 
-std::vector<Param> Membus::params() const {
-  return {{"q", format_param(q_), "quantum in seconds: how often Algorithm 1 switches gangs (paper §6: 0.5)"},
-          {"w", std::to_string(w_), "window in quanta over which bandwidths are averaged (paper §6: 2)"},
-          {"mem_bw", format_param(mem_bw_ / 1e6), "M: the node's memory bandwidth, MB/s (our default)"},
-          {"net_bw", format_param(net_bw_ / 1e6), "N: the node's network bandwidth, MB/s (our default)"},
-          {"stale", std::to_string(stale_),
-           "quanta without an order from cosched-cluster before this node schedules alone (our choice)"}};
-}
-
-Status Membus::set_param(std::string_view name, std::string_view value) {
-  if (name == "q") return parse_double_param(name, value, 0.01, 3600, q_);
-  if (name == "mem_bw" || name == "net_bw") {
-    double mbs = 0;
-    if (auto st = parse_double_param(name, value, 1e-3, 1e9, mbs); !st) return st;
-    (name == "mem_bw" ? mem_bw_ : net_bw_) = mbs * 1e6;
-    return {};
-  }
-  long v = 0;
-  if (name == "w") {
-    if (auto st = parse_int_param(name, value, 1, 1000, v); !st) return st;
-    w_ = static_cast<int>(v);
-    for (auto& [id, win] : window_) {
-      while (static_cast<int>(win.size()) > w_) win.pop_front();
-    }
-    return {};
-  }
-  if (name == "stale") {
-    if (auto st = parse_int_param(name, value, 1, 1000, v); !st) return st;
-    stale_ = static_cast<int>(v);
-    return {};
-  }
-  return Policy::set_param(name, value);
+const ParamTable<Membus>& Membus::param_table() {
+  // M and N are given in MB/s and kept in bytes/s.
+  auto mbs = [](double Membus::*m) {
+    return Field<Membus, double>{[m](const Membus& p) { return p.*m / 1e6; }, [m](Membus& p, double v) { p.*m = v * 1e6; }};
+  };
+  static const ParamTable<Membus> t = {
+      real_param<Membus>("q", 0.01, 3600, "quantum in seconds: how often Algorithm 1 switches gangs (paper §6: 0.5)",
+                         member<Membus, double>([](auto& p) -> auto& { return p.q_; })),
+      int_param<Membus>("w", 1, 1000, "window in quanta over which bandwidths are averaged (paper §6: 2)",
+                        {[](const Membus& p) { return static_cast<long>(p.w_); },
+                         [](Membus& p, long v) {
+                           p.w_ = static_cast<int>(v);
+                           for (auto& [id, win] : p.window_) {
+                             while (static_cast<int>(win.size()) > p.w_) win.pop_front();
+                           }
+                         }}),
+      real_param<Membus>("mem_bw", 1e-3, 1e9, "M: the node's memory bandwidth, MB/s (our default)",
+                         mbs(&Membus::mem_bw_)),
+      real_param<Membus>("net_bw", 1e-3, 1e9, "N: the node's network bandwidth, MB/s (our default)",
+                         mbs(&Membus::net_bw_)),
+      int_param<Membus>("stale", 1, 1000,
+                        "quanta without an order from cosched-cluster before this node schedules alone (our choice)",
+                        member<Membus, long>([](auto& p) -> auto& { return p.stale_; })),
+  };
+  return t;
 }
 
 }  // namespace cosched::policy

@@ -26,18 +26,18 @@
 #include <map>
 
 #include "membus_select.hpp"
+#include "policies/param_spec.hpp"
 #include "policies/policy.hpp"
 
 namespace cosched::policy {
 
-class Membus final : public Policy {
+class Membus final : public TabledPolicy<Membus> {
  public:
   [[nodiscard]] std::string_view name() const override { return "membus"; }
   [[nodiscard]] std::unique_ptr<Policy> clone() const override { return std::make_unique<Membus>(*this); }
   Decision decide(const Snapshot& s) override;
   [[nodiscard]] std::optional<double> time_quantum_s() const override { return q_; }
-  [[nodiscard]] std::vector<Param> params() const override;
-  Status set_param(std::string_view name, std::string_view value) override;
+  static const ParamTable<Membus>& param_table();
   void forget(JobId id) override;
   [[nodiscard]] std::optional<std::vector<JobId>> cluster_candidates(const Snapshot& s) const override;
 

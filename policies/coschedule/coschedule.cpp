@@ -22,12 +22,13 @@ std::string ids_text(const std::vector<JobId>& ids) {
 
 }  // namespace
 
+// The defaults of bas and perf-fair; fair's and symbiotic's own values are their presets (registry.cpp).
 Coschedule::Coschedule(Mode mode)
     : mode_(mode),
-      quantum_s_(mode == Mode::symbiotic ? 0.1 : 0.2),          // §7.3: 100 ms; §5.3, §6.5: 200 ms
-      estimation_quantum_s_(mode == Mode::fair ? 0.2 : 0.1),    // §6.3.1: Perf&Fair's estimation quanta, 100 ms
-      pairing_(mode == Mode::symbiotic ? Pairing::blossom : Pairing::extremes),
-      explorer_(mode == Mode::symbiotic ? 4 : 0) {}
+      quantum_s_(0.2),             // §5.3, §6.5: 200 ms
+      estimation_quantum_s_(0.1),  // §6.3.1: Perf&Fair's estimation quanta, 100 ms
+      pairing_(Pairing::extremes), // Algorithm 6: highest with lowest
+      explorer_(0) {}
 
 std::string_view Coschedule::name() const {
   switch (mode_) {

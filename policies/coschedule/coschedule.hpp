@@ -30,13 +30,14 @@
 #include <vector>
 
 #include "interference.hpp"
+#include "policies/param_spec.hpp"
 #include "policies/policy.hpp"
 #include "progress.hpp"
 #include "smt_select.hpp"
 
 namespace cosched::policy {
 
-class Coschedule final : public Policy {
+class Coschedule final : public TabledPolicy<Coschedule> {
  public:
   enum class Mode { bas, fair, perf_fair, symbiotic };
   explicit Coschedule(Mode mode);
@@ -44,8 +45,7 @@ class Coschedule final : public Policy {
   [[nodiscard]] std::string_view name() const override;
   [[nodiscard]] std::unique_ptr<Policy> clone() const override { return std::make_unique<Coschedule>(*this); }
   Decision decide(const Snapshot& s) override;
-  [[nodiscard]] std::vector<Param> params() const override;
-  Status set_param(std::string_view name, std::string_view value) override;
+  static const ParamTable<Coschedule>& param_table();
   void forget(JobId id) override;
   [[nodiscard]] std::optional<PairsReport> pairs() const override;
   [[nodiscard]] std::optional<double> time_quantum_s() const override { return quantum_s_; }

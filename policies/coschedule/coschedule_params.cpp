@@ -2,91 +2,67 @@
 #include <fmt/format.h>
 
 #include "coschedule.hpp"
-#include "policies/param_util.hpp"
 
 namespace cosched::policy {
 
-namespace {
-
-const char* pairing_name(int p) {
-  switch (p) {
-    case 0: return "blossom";
-    case 1: return "extremes";
-    case 2: return "list";
-    default: return "random";
-  }
-}
-
-}  // namespace
-
-std::vector<Param> Coschedule::params() const {
-  const ProgressSettings& ps = tracker_.settings();
-  std::vector<Param> p = {
-      {"quantum_ms", format_param(quantum_s_ * 1e3),
-       mode_ == Mode::symbiotic ? "the quantum (§7.3: 100 ms)" : "the quantum (§5.3, §6.5: 200 ms)"},
-      {"pairing", pairing_name(static_cast<int>(pairing_)),
-       "how selected jobs are grouped on cores: blossom (minimum-weight perfect matching on predicted slowdowns, "
-       "Ch. 7), extremes (highest with lowest, Algorithm 6), list (selection order), random (seeded)"},
-      {"explore", std::to_string(explorer_.every()),
-       "at most one quantum in this many forces an unseen pair together (0: no exploration)"},
-      {"seed", std::to_string(seed_), "pairing=random: the seed of the draws"},
+const ParamTable<Coschedule>& Coschedule::param_table() {
+  using C = Coschedule;
+  auto ms = [](double C::*m) {
+    return Field<C, double>{[m](const C& p) { return p.*m * 1e3; }, [m](C& p, double v) { p.*m = v / 1e3; }};
   };
-  if (mode_ != Mode::bas) {
-    p.push_back({"estimation_quantum_ms", format_param(estimation_quantum_s_ * 1e3),
-                 "the length of an estimation quantum (§6.3.1: 100 ms in Perf&Fair)"});
-    p.push_back({"expire_quanta", std::to_string(ps.expire_quanta),
-                 "a rate alone is valid for this many scheduled quanta (§6.2.4: 40)"});
-    p.push_back({"close_quanta", std::to_string(ps.close_quanta),
-                 "a rate alone is close to expire after this many (§6.2.4: 20)"});
-  }
-  if (mode_ == Mode::fair) {
-    p.push_back({"fair_gap", format_param(fair_gap_),
-                 "jobs this far below the average progress get whole cores (§6.2.4: 0.05)"});
-  }
-  return p;
-}
-
-Status Coschedule::set_param(std::string_view name, std::string_view value) {
-  long v = 0;
-  ProgressSettings ps = tracker_.settings();
-  if (name == "quantum_ms" || (name == "estimation_quantum_ms" && mode_ != Mode::bas)) {
-    double ms = 0;
-    if (auto st = parse_double_param(name, value, 1, 600000, ms); !st) return st;
-    (name == "quantum_ms" ? quantum_s_ : estimation_quantum_s_) = ms / 1e3;
-    return {};
-  }
-  if (name == "pairing") {
-    if (value == "blossom") pairing_ = Pairing::blossom;
-    else if (value == "extremes") pairing_ = Pairing::extremes;
-    else if (value == "list") pairing_ = Pairing::list;
-    else if (value == "random") pairing_ = Pairing::random;
-    else return make_error(Errc::invalid_argument, "bad pairing '" + std::string(value) +
-                                                       "': blossom, extremes, list or random");
-    return {};
-  }
-  if (name == "explore") {
-    if (auto st = parse_int_param(name, value, 0, 1000000, v); !st) return st;
-    explorer_.set_every(static_cast<int>(v));
-    return {};
-  }
-  if (name == "seed") {
-    if (auto st = parse_int_param(name, value, 0, std::numeric_limits<long>::max(), v); !st) return st;
-    seed_ = static_cast<std::uint64_t>(v);
-    rng_ = seed_;
-    return {};
-  }
-  if ((name == "expire_quanta" || name == "close_quanta") && mode_ != Mode::bas) {
-    if (auto st = parse_int_param(name, value, 1, 1000000, v); !st) return st;
-    (name == "expire_quanta" ? ps.expire_quanta : ps.close_quanta) = static_cast<int>(v);
-    if (ps.close_quanta > ps.expire_quanta) {
+  // A rate alone's validity, in the progress tracker's settings; close_quanta ≤ expire_quanta.
+  auto validity = [](int ProgressSettings::*m) {
+    return Field<C, long>{[m](const C& p) { return static_cast<long>(p.tracker_.settings().*m); },
+                          [m](C& p, long v) {
+                            ProgressSettings ps = p.tracker_.settings();
+                            ps.*m = static_cast<int>(v);
+                            p.tracker_.set_settings(ps);
+                          }};
+  };
+  auto ordered = [](int ProgressSettings::*m) {
+    return ParamCheck<C, long>{[m](const C& p, long v, std::string_view) -> Status {
+      ProgressSettings ps = p.tracker_.settings();
+      ps.*m = static_cast<int>(v);
+      if (ps.close_quanta <= ps.expire_quanta) return {};
       return make_error(Errc::invalid_argument, fmt::format("close_quanta ({}) must not exceed expire_quanta ({})",
                                                             ps.close_quanta, ps.expire_quanta));
-    }
-    tracker_.set_settings(ps);
-    return {};
-  }
-  if (name == "fair_gap" && mode_ == Mode::fair) return parse_double_param(name, value, 0, 1, fair_gap_);
-  return Policy::set_param(name, value);
+    }};
+  };
+  auto estimates = [](const C& p) { return p.mode_ != Mode::bas; };
+  static const ParamTable<C> t = {
+      real_param<C>("quantum_ms", 1, 600000, "the quantum (§5.3, §6.5: 200 ms; symbiotic §7.3: 100 ms)",
+                    ms(&C::quantum_s_)),
+      choice_param<C, Pairing>(
+          "pairing",
+          {{"blossom", Pairing::blossom}, {"extremes", Pairing::extremes}, {"list", Pairing::list},
+           {"random", Pairing::random}},
+          "how selected jobs are grouped on cores: blossom (minimum-weight perfect matching on predicted slowdowns, "
+          "Ch. 7), extremes (highest with lowest, Algorithm 6), list (selection order), random (seeded)",
+          member<C, Pairing>([](auto& p) -> auto& { return p.pairing_; })),
+      int_param<C>("explore", 0, 1000000,
+                   "at most one quantum in this many forces an unseen pair together (0: no exploration)",
+                   {[](const C& p) { return static_cast<long>(p.explorer_.every()); },
+                    [](C& p, long v) { p.explorer_.set_every(static_cast<int>(v)); }}),
+      int_param<C>("seed", 0, std::numeric_limits<long>::max(), "pairing=random: the seed of the draws",
+                   {[](const C& p) { return static_cast<long>(p.seed_); },
+                    [](C& p, long v) { p.rng_ = p.seed_ = static_cast<std::uint64_t>(v); }}),
+      only_if<C>(real_param<C>("estimation_quantum_ms", 1, 600000,
+                               "the length of an estimation quantum (§6.3.1: 100 ms in Perf&Fair)",
+                               ms(&C::estimation_quantum_s_)),
+                 estimates),
+      only_if<C>(int_param<C>("expire_quanta", 1, 1000000,
+                              "a rate alone is valid for this many scheduled quanta (§6.2.4: 40)",
+                              validity(&ProgressSettings::expire_quanta), ordered(&ProgressSettings::expire_quanta)),
+                 estimates),
+      only_if<C>(int_param<C>("close_quanta", 1, 1000000, "a rate alone is close to expire after this many (§6.2.4: 20)",
+                              validity(&ProgressSettings::close_quanta), ordered(&ProgressSettings::close_quanta)),
+                 estimates),
+      only_if<C>(real_param<C>("fair_gap", 0, 1,
+                               "jobs this far below the average progress get whole cores (§6.2.4: 0.05)",
+                               member<C, double>([](auto& p) -> auto& { return p.fair_gap_; })),
+                 [](const C& p) { return p.mode_ == Mode::fair; }),
+  };
+  return t;
 }
 
 std::optional<PairsReport> Coschedule::pairs() const {

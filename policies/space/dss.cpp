@@ -7,7 +7,6 @@
 
 #include <fmt/format.h>
 
-#include "policies/param_util.hpp"
 
 namespace cosched::policy {
 
@@ -103,19 +102,15 @@ Decision Dss::decide(const Snapshot& s) {
   return d;
 }
 
-std::vector<Param> Dss::params() const {
-  return {{"fill_remainder", fill_remainder_ ? "1" : "0",
-           "1: hand CPUs left idle by the floor of eq. 2 to the largest remainders; 0: leave them idle (paper)"},
-          sharing_.param()};
-}
-
-Status Dss::set_param(std::string_view name, std::string_view value) {
-  if (auto st = sharing_.set_param(name, value)) return *st;
-  if (name != "fill_remainder") return Policy::set_param(name, value);
-  long v = 0;
-  if (auto st = parse_int_param(name, value, 0, 1, v); !st) return st;
-  fill_remainder_ = v != 0;
-  return {};
+const ParamTable<Dss>& Dss::param_table() {
+  static const ParamTable<Dss> t = {
+      flag_param<Dss>("fill_remainder",
+                      "1: hand CPUs left idle by the floor of eq. 2 to the largest remainders; 0: leave them idle "
+                      "(paper)",
+                      member<Dss, long>([](auto& p) -> auto& { return p.fill_remainder_; })),
+      jobs_per_cpu_param(&Dss::sharing_),
+  };
+  return t;
 }
 
 }  // namespace cosched::policy

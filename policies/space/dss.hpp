@@ -32,13 +32,12 @@ DssTerms dss_terms(const std::vector<int>& requests, int cpus);
 // fractional part of ρ_i P / W (ties: first job); the paper leaves them idle, which is the default.
 std::vector<int> dss_partition(const std::vector<int>& requests, int cpus, bool fill_remainder = false);
 
-class Dss final : public Policy {
+class Dss final : public TabledPolicy<Dss> {
  public:
   [[nodiscard]] std::string_view name() const override { return "dss"; }
   [[nodiscard]] std::unique_ptr<Policy> clone() const override { return std::make_unique<Dss>(*this); }
   Decision decide(const Snapshot& s) override;
-  [[nodiscard]] std::vector<Param> params() const override;
-  Status set_param(std::string_view name, std::string_view value) override;
+  static const ParamTable<Dss>& param_table();
 
  private:
   bool fill_remainder_ = false;

@@ -128,4 +128,9 @@ Decision EqualEfficiency::decide(const Snapshot& s) {
   return d;
 }
 
+const ParamTable<EqualEfficiency>& EqualEfficiency::param_table() {
+  static const ParamTable<EqualEfficiency> t = {jobs_per_cpu_param(&EqualEfficiency::sharing_)};
+  return t;
+}
+
 }  // namespace cosched::policy

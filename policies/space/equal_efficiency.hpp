@@ -12,17 +12,13 @@
 
 namespace cosched::policy {
 
-class EqualEfficiency final : public Policy {
+class EqualEfficiency final : public TabledPolicy<EqualEfficiency> {
  public:
   [[nodiscard]] std::string_view name() const override { return "equal_eff"; }
   [[nodiscard]] std::unique_ptr<Policy> clone() const override { return std::make_unique<EqualEfficiency>(*this); }
   [[nodiscard]] bool uses_speedup() const override { return true; }  // extrapolated efficiencies
   Decision decide(const Snapshot& s) override;
-  [[nodiscard]] std::vector<Param> params() const override { return {sharing_.param()}; }
-  Status set_param(std::string_view name, std::string_view value) override {
-    if (auto st = sharing_.set_param(name, value)) return *st;
-    return Policy::set_param(name, value);
-  }
+  static const ParamTable<EqualEfficiency>& param_table();
 
  private:
   QueueSharing sharing_;

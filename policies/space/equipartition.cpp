@@ -60,9 +60,9 @@ Decision Equipartition::decide(const Snapshot& s) {
   return d;
 }
 
-Status Equipartition::set_param(std::string_view name, std::string_view value) {
-  if (auto st = sharing_.set_param(name, value)) return *st;
-  return Policy::set_param(name, value);
+const ParamTable<Equipartition>& Equipartition::param_table() {
+  static const ParamTable<Equipartition> t = {jobs_per_cpu_param(&Equipartition::sharing_)};
+  return t;
 }
 
 }  // namespace cosched::policy

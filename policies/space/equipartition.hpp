@@ -8,13 +8,12 @@
 
 namespace cosched::policy {
 
-class Equipartition final : public Policy {
+class Equipartition final : public TabledPolicy<Equipartition> {
  public:
   [[nodiscard]] std::string_view name() const override { return "equip"; }
   [[nodiscard]] std::unique_ptr<Policy> clone() const override { return std::make_unique<Equipartition>(*this); }
   Decision decide(const Snapshot& s) override;
-  [[nodiscard]] std::vector<Param> params() const override { return {sharing_.param()}; }
-  Status set_param(std::string_view name, std::string_view value) override;
+  static const ParamTable<Equipartition>& param_table();
 
  private:
   QueueSharing sharing_;

@@ -8,7 +8,6 @@
 
 #include <fmt/format.h>
 
-#include "policies/param_util.hpp"
 #include "pdpa_share.hpp"
 
 namespace cosched::policy {
@@ -223,92 +222,6 @@ bool Pdpa::speedup_check_matters(const JobView& j) const {
   const Perf& p = j.perf;
   const double target = effective_target_ >= 0 ? effective_target_ : p_.target_eff;
   return !(p.valid && p.kind == EstimateKind::waiting_time && p.cpus == j.allocation && p.efficiency < target);
-}
-
-std::vector<Param> Pdpa::params() const {
-  return {
-      {"target_eff", format_param(p_.target_eff), "shrink below this efficiency (§4.2); < high_eff"},
-      {"high_eff", format_param(p_.high_eff), "grow above this efficiency (§4.2); > target_eff"},
-      {"step", std::to_string(p_.step), "CPUs added/removed per transition (default max(1, round(cpus/15)))"},
-      {"stable_band", format_param(p_.stable_band),
-       "STABLE is left on a new report only if efficiency moved more than this (§4.2.4 ping-pong limit)"},
-      {"max_stable_exits", std::to_string(p_.max_stable_exits),
-       "at most this many STABLE→INC/DEC moves per job from its own reports (§4.2.4)"},
-      {"min_ml", std::to_string(p_.min_ml),
-       "below this many jobs a new job may always start (§5 default ML); 0 = none"},
-      {"max_ml", std::to_string(p_.max_ml), "never more running jobs than this; 0 = unlimited"},
-      {"max_spread", format_param(p_.max_spread),
-       "reports whose iteration times spread more than this are not acted upon (noise guard)"},
-      {"unmeasured_after_s", format_param(p_.unmeasured_after_s),
-       "a job with no period found this long after arrival is UNMEASURED: settled at an equal share, never "
-       "blocks admission"},
-      {"unmeasured_iterations", std::to_string(p_.unmeasured_iterations),
-       "a job with a period but no report this many of its iterations later is UNMEASURED too"},
-      {"load_target", std::to_string(p_.load_target),
-       "1: target_eff rises with the queue, at most halfway to high_eff (§4.2 says only \"depending on the load\"; "
-       "the rule is ours, docs/policies.md)"},
-      {"strict", std::to_string(p_.strict),
-       "1: the paper's PDPA (first job takes min(request, free), idle CPUs stay idle); 0: no job above its equal "
-       "share while jobs wait, idle CPUs lent to running jobs (taken back on arrivals), jobs_per_cpu applies"},
-      sharing_.param(),
-  };
-}
-
-Status Pdpa::set_param(std::string_view name, std::string_view value) {
-  if (auto st = sharing_.set_param(name, value)) return *st;
-  PdpaParams next = p_;
-  Status st;
-  long v = 0;
-  if (name == "target_eff") {
-    st = parse_double_param(name, value, 0.0, 10.0, next.target_eff);
-    if (st && !(next.target_eff < p_.high_eff)) {
-      return make_error(Errc::invalid_argument,
-                        fmt::format("parameter target_eff='{}': must be < high_eff ({}); raise high_eff first",
-                                    value, format_param(p_.high_eff)));
-    }
-  } else if (name == "high_eff") {
-    st = parse_double_param(name, value, 0.0, 10.0, next.high_eff);
-    if (st && !(next.high_eff > p_.target_eff)) {
-      return make_error(Errc::invalid_argument,
-                        fmt::format("parameter high_eff='{}': must be > target_eff ({}); lower target_eff first",
-                                    value, format_param(p_.target_eff)));
-    }
-  } else if (name == "step") {
-    st = parse_int_param(name, value, 1, 1 << 20, v);
-    next.step = static_cast<int>(v);
-  } else if (name == "max_spread") {
-    st = parse_double_param(name, value, 0.0, 100.0, next.max_spread);
-  } else if (name == "unmeasured_after_s") {
-    st = parse_double_param(name, value, 0.0, 1e6, next.unmeasured_after_s);
-  } else if (name == "unmeasured_iterations") {
-    st = parse_int_param(name, value, 1, 1 << 20, v);
-    next.unmeasured_iterations = static_cast<int>(v);
-  } else if (name == "strict") {
-    st = parse_int_param(name, value, 0, 1, v);
-    next.strict = static_cast<int>(v);
-  } else if (name == "load_target") {
-    st = parse_int_param(name, value, 0, 1, v);
-    next.load_target = static_cast<int>(v);
-  } else if (name == "stable_band") {
-    st = parse_double_param(name, value, 0.0, 10.0, next.stable_band);
-  } else if (name == "max_stable_exits") {
-    st = parse_int_param(name, value, 0, 1 << 20, v);
-    next.max_stable_exits = static_cast<int>(v);
-  } else if (name == "min_ml" || name == "max_ml") {
-    st = parse_int_param(name, value, 0, 1 << 20, v);
-    (name == "min_ml" ? next.min_ml : next.max_ml) = static_cast<int>(v);
-    if (st && next.min_ml > 0 && next.max_ml > 0 && next.min_ml > next.max_ml) {
-      return make_error(Errc::invalid_argument,
-                        fmt::format("parameter {}='{}': min_ml ({}) must not exceed max_ml ({})", name, value,
-                                    next.min_ml, next.max_ml));
-    }
-  } else {
-    return Policy::set_param(name, value);
-  }
-  if (!st) return st;  // parse failed: nothing changed
-  if (next.target_eff != p_.target_eff || next.high_eff != p_.high_eff) thresholds_changed_ = true;
-  p_ = next;
-  return {};
 }
 
 }  // namespace cosched::policy

@@ -19,7 +19,7 @@
 
 namespace cosched::policy {
 
-class Pdpa final : public Policy {
+class Pdpa final : public TabledPolicy<Pdpa> {
  public:
   // The machine only scales the default step (default_step()).
   explicit Pdpa(const Machine& machine);
@@ -31,8 +31,7 @@ class Pdpa final : public Policy {
   // higher (work inflation only lowers it), so PDPA decreases it whatever the check would find.
   [[nodiscard]] bool speedup_check_matters(const JobView& j) const override;
   Decision decide(const Snapshot& s) override;
-  [[nodiscard]] std::vector<Param> params() const override;
-  Status set_param(std::string_view name, std::string_view value) override;
+  static const ParamTable<Pdpa>& param_table();  // pdpa_params.cpp
   void forget(JobId id) override { memory_.erase(id); }
 
   [[nodiscard]] const PdpaParams& parameters() const { return p_; }

@@ -5,7 +5,6 @@
 
 #include <fmt/format.h>
 
-#include "policies/param_util.hpp"
 
 namespace cosched::policy {
 
@@ -114,21 +113,18 @@ Decision Gang::decide(const Snapshot& s) {
   return d;
 }
 
-std::vector<Param> Gang::params() const {
-  return {{"alternate", alternate_ ? "1" : "0",
-           "1: CPUs the running row leaves idle go to other rows' jobs that fit (work conserving, default); "
-           "0: strict flat gang"},
-          {"narrow", narrow_ ? "1" : "0",
-           "1: with more jobs than CPUs every job takes one column, P jobs to a row (default, our choice); 0: "
-           "min(request, P) columns always (Ousterhout's flat gang)"}};
-}
-
-Status Gang::set_param(std::string_view name, std::string_view value) {
-  if (name != "alternate" && name != "narrow") return Policy::set_param(name, value);
-  long v = 0;
-  if (auto st = parse_int_param(name, value, 0, 1, v); !st) return st;
-  (name == "alternate" ? alternate_ : narrow_) = v != 0;
-  return {};
+const ParamTable<Gang>& Gang::param_table() {
+  static const ParamTable<Gang> t = {
+      flag_param<Gang>("alternate",
+                       "1: CPUs the running row leaves idle go to other rows' jobs that fit (work conserving, "
+                       "default); 0: strict flat gang",
+                       member<Gang, long>([](auto& p) -> auto& { return p.alternate_; })),
+      flag_param<Gang>("narrow",
+                       "1: with more jobs than CPUs every job takes one column, P jobs to a row (default, our "
+                       "choice); 0: min(request, P) columns always (Ousterhout's flat gang)",
+                       member<Gang, long>([](auto& p) -> auto& { return p.narrow_; })),
+  };
+  return t;
 }
 
 }  // namespace cosched::policy

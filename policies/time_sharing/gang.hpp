@@ -19,17 +19,17 @@
 
 #include <map>
 
+#include "policies/param_spec.hpp"
 #include "policies/policy.hpp"
 
 namespace cosched::policy {
 
-class Gang final : public Policy {
+class Gang final : public TabledPolicy<Gang> {
  public:
   [[nodiscard]] std::string_view name() const override { return "gang"; }
   [[nodiscard]] std::unique_ptr<Policy> clone() const override { return std::make_unique<Gang>(*this); }
   Decision decide(const Snapshot& s) override;
-  [[nodiscard]] std::vector<Param> params() const override;
-  Status set_param(std::string_view name, std::string_view value) override;
+  static const ParamTable<Gang>& param_table();
   void forget(JobId id) override { last_run_.erase(id); }
 
  private:

@@ -55,28 +55,16 @@ Decision SlidingWindowDss::decide(const Snapshot& s) {
   return d;
 }
 
-std::vector<Param> SlidingWindowDss::params() const {
-  return {{"window_factor", format_param(limits_.request_factor),
-           "a gang's requests sum to at most this many times P (§3.2.1, Inequality 5: 3)"},
-          {"window_jobs", std::to_string(limits_.max_jobs), "at most this many jobs per gang, 0: P (our choice)"},
-          {"fill_remainder", fill_remainder_ ? "1" : "0",
-           "1: CPUs left idle by the floor of eq. 2 go to the largest remainders (default); 0: idle (paper)"}};
-}
-
-Status SlidingWindowDss::set_param(std::string_view name, std::string_view value) {
-  if (name == "window_factor") return parse_double_param(name, value, 1, 64, limits_.request_factor);
-  long v = 0;
-  if (name == "window_jobs") {
-    if (auto st = parse_int_param(name, value, 0, 1 << 20, v); !st) return st;
-    limits_.max_jobs = static_cast<int>(v);
-    return {};
-  }
-  if (name == "fill_remainder") {
-    if (auto st = parse_int_param(name, value, 0, 1, v); !st) return st;
-    fill_remainder_ = v != 0;
-    return {};
-  }
-  return Policy::set_param(name, value);
+const ParamTable<SlidingWindowDss>& SlidingWindowDss::param_table() {
+  using S = SlidingWindowDss;
+  static const ParamTable<S> t = {
+      window_factor_param(member<S, double>([](auto& p) -> auto& { return p.limits_.request_factor; })),
+      window_jobs_param(member<S, long>([](auto& p) -> auto& { return p.limits_.max_jobs; })),
+      flag_param<S>("fill_remainder",
+                    "1: CPUs left idle by the floor of eq. 2 go to the largest remainders (default); 0: idle (paper)",
+                    member<S, long>([](auto& p) -> auto& { return p.fill_remainder_; })),
+  };
+  return t;
 }
 
 }  // namespace cosched::policy

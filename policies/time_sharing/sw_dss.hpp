@@ -12,20 +12,20 @@
 // Every job gets quanta, so there is no multiprogramming limit of its own (may_start is always true).
 #pragma once
 
+#include "policies/param_spec.hpp"
 #include "policies/policy.hpp"
 #include "window.hpp"
 
 namespace cosched::policy {
 
-class SlidingWindowDss final : public Policy {
+class SlidingWindowDss final : public TabledPolicy<SlidingWindowDss> {
  public:
   enum class Step { window, one };
   explicit SlidingWindowDss(Step step) : step_(step) {}
   [[nodiscard]] std::string_view name() const override { return step_ == Step::window ? "sw-dss" : "ssw-dss"; }
   [[nodiscard]] std::unique_ptr<Policy> clone() const override { return std::make_unique<SlidingWindowDss>(*this); }
   Decision decide(const Snapshot& s) override;
-  [[nodiscard]] std::vector<Param> params() const override;
-  Status set_param(std::string_view name, std::string_view value) override;
+  static const ParamTable<SlidingWindowDss>& param_table();
 
  private:
   Step step_;

@@ -6,7 +6,6 @@
 
 #include "policies/job_list.hpp"
 #include "policies/space/dss.hpp"
-#include "policies/param_util.hpp"
 
 namespace cosched::policy {
 
@@ -203,35 +202,16 @@ Decision VtqDss::decide(const Snapshot& s) {
   return d;
 }
 
-std::vector<Param> VtqDss::params() const {
-  return {{"window_factor", format_param(limits_.request_factor),
-           "a gang's requests sum to at most this many times P (§3.2.1, Inequality 5: 3)"},
-          {"window_jobs", std::to_string(limits_.max_jobs), "at most this many jobs per gang, 0: P (our choice)"},
-          {"min_quantum", format_param(min_factor_), "shortest quantum, in base quanta (our choice: 0.25)"},
-          {"max_quantum", format_param(max_factor_), "longest quantum, in base quanta (our choice: 4)"}};
-}
-
-Status VtqDss::set_param(std::string_view name, std::string_view value) {
-  if (name == "window_factor") return parse_double_param(name, value, 1, 64, limits_.request_factor);
-  if (name == "min_quantum") {
-    double v = 0;
-    if (auto st = parse_double_param(name, value, 0.01, 1, v); !st) return st;
-    min_factor_ = v;
-    return {};
-  }
-  if (name == "max_quantum") {
-    double v = 0;
-    if (auto st = parse_double_param(name, value, 1, 100, v); !st) return st;
-    max_factor_ = v;
-    return {};
-  }
-  if (name == "window_jobs") {
-    long v = 0;
-    if (auto st = parse_int_param(name, value, 0, 1 << 20, v); !st) return st;
-    limits_.max_jobs = static_cast<int>(v);
-    return {};
-  }
-  return Policy::set_param(name, value);
+const ParamTable<VtqDss>& VtqDss::param_table() {
+  static const ParamTable<VtqDss> t = {
+      window_factor_param(member<VtqDss, double>([](auto& p) -> auto& { return p.limits_.request_factor; })),
+      window_jobs_param(member<VtqDss, long>([](auto& p) -> auto& { return p.limits_.max_jobs; })),
+      real_param<VtqDss>("min_quantum", 0.01, 1, "shortest quantum, in base quanta (our choice: 0.25)",
+                         member<VtqDss, double>([](auto& p) -> auto& { return p.min_factor_; })),
+      real_param<VtqDss>("max_quantum", 1, 100, "longest quantum, in base quanta (our choice: 4)",
+                         member<VtqDss, double>([](auto& p) -> auto& { return p.max_factor_; })),
+  };
+  return t;
 }
 
 }  // namespace cosched::policy

@@ -28,18 +28,18 @@
 
 #include <map>
 
+#include "policies/param_spec.hpp"
 #include "policies/policy.hpp"
 #include "window.hpp"
 
 namespace cosched::policy {
 
-class VtqDss final : public Policy {
+class VtqDss final : public TabledPolicy<VtqDss> {
  public:
   [[nodiscard]] std::string_view name() const override { return "vtq-dss"; }
   [[nodiscard]] std::unique_ptr<Policy> clone() const override { return std::make_unique<VtqDss>(*this); }
   Decision decide(const Snapshot& s) override;
-  [[nodiscard]] std::vector<Param> params() const override;
-  Status set_param(std::string_view name, std::string_view value) override;
+  static const ParamTable<VtqDss>& param_table();
   void forget(JobId id) override;
 
   // For tests and traces: the accumulated CPU time T_i of eq. 7 (CPU·s) and the last quantum q_i (s).

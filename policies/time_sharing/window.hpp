@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <vector>
 
+#include "policies/param_spec.hpp"
 #include "policies/snapshot.hpp"
 
 namespace cosched::policy {
@@ -18,6 +19,19 @@ struct WindowLimits {
   // 3P gang holds 12 jobs, far below P, so the bound never binds there.
   int max_jobs = 0;
 };
+
+// The parameters of WindowLimits, for the tables of the policies that cut gangs (sw-dss, ssw-dss, vtq-dss).
+template <class P>
+ParamSpec<P> window_factor_param(Field<P, double> request_factor) {
+  return real_param<P>("window_factor", 1, 64,
+                       "a gang's requests sum to at most this many times P (§3.2.1, Inequality 5: 3)",
+                       std::move(request_factor));
+}
+template <class P>
+ParamSpec<P> window_jobs_param(Field<P, long> max_jobs) {
+  return int_param<P>("window_jobs", 0, 1 << 20, "at most this many jobs per gang, 0: P (our choice)",
+                      std::move(max_jobs));
+}
 
 // Indices into `requests` of the gang that starts at index `start` and goes on round the ring: jobs are
 // added while Σρ ≤ factor·P and the count bound holds; the first job always belongs (a job asking more than
