@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "policies/registry.hpp"
 #include "table.hpp"
 
 namespace cosched::ctl {
@@ -38,8 +39,9 @@ json ranked_pairs(const json& pairs) {
 std::string format_pairs(const json& status) {
   const json& p = status.contains("pairs") ? status["pairs"] : json(nullptr);
   if (!p.is_object()) {
-    return fmt::format("policy {} learns no pairs (the co-scheduling policies do: bas, fair, perf-fair, symbiotic)\n",
-                       status.value("policy", std::string("?")));
+    return fmt::format("policy {} learns no pairs (the co-scheduling policies do: {})\n",
+                       status.value("policy", std::string("?")),
+                       policy::policy_names([](const policy::PolicyInfo& i) { return i.learns_pairs; }));
   }
   std::string out = fmt::format("policy {} | model: {} | rate sensor: {}\n", status.value("policy", std::string("?")),
                                 p.value("model", std::string("?")), status.value("rate_sensor", std::string("?")));

@@ -10,7 +10,7 @@
 namespace cosched::rm {
 
 struct Config {
-  std::string policy = "equip";
+  std::string policy{policy::kDefaultPolicy};
   policy::ParamList params;
   CpuSet cpus;                  // empty: every CPU this process may use
   std::string socket;

@@ -69,6 +69,14 @@ void report_ready(int fd, const std::string& error) {
   ::close(fd);
 }
 
+// The policies whose bus capacity defaults to --mem-bandwidth: those with a bus_bandwidth parameter.
+bool uses_machine_bus(const cosched::policy::PolicyInfo& p) {
+  for (const auto& q : p.params) {
+    if (q.name == "bus_bandwidth") return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -77,13 +85,12 @@ int main(int argc, char** argv) {
   std::string cpus;
   std::vector<std::string> params;
 
-  std::string policy_help = "scheduling policy:";
-  for (const auto& p : cosched::policy::list_policies()) policy_help += "\n  " + p.name + ": " + p.summary;
-
   CLI::App app{"cosched-rm: the cosched resource manager. Divides the CPUs among malleable OpenMP jobs\n"
                "started with cosched-run, following the chosen policy; cosched-ctl inspects and steers it."};
   app.set_version_flag("--version", std::string("cosched-rm ") + COSCHED_VERSION);
-  app.add_option("--policy,-p", cfg.policy, policy_help)->capture_default_str();
+  app.footer("Policies, and their parameters as NAME=DEFAULT (accepted values): meaning (set with --param, or at run "
+             "time with cosched-ctl set):\n" + cosched::policy::describe_policies());
+  app.add_option("--policy,-p", cfg.policy, "scheduling policy (below: each with its parameters)")->capture_default_str();
   app.add_option("--param", params, "policy parameter NAME=VALUE (repeatable), e.g. --param target_eff=0.7");
   auto* cpus_opt =
       app.add_option("--cpus", cpus, "CPUs to manage, e.g. 0-3,8 (default: every CPU this process may use)");
@@ -137,7 +144,8 @@ int main(int argc, char** argv) {
       ->default_str("auto");
   app.add_option("--baseline", cfg.baseline,
                  "when jobs measure a SelfAnalyzer baseline (a few iterations at --baseline-cpus): auto (when the "
-                 "policy uses speedups: pdpa, equal_eff; a job alone waits until another runs or waits), always "
+                 "policy uses speedups: " + cosched::policy::policy_names([](const auto& p) { return p.uses_speedup; }) +
+                 "; a job alone waits until another runs or waits), always "
                  "(every job from its start, under any policy: speedups in status), never")
       ->check(CLI::IsMember({"auto", "always", "never"}))
       ->capture_default_str();
@@ -150,7 +158,8 @@ int main(int argc, char** argv) {
                      "counter-free (SelfAnalyzer slowdowns), per job in that order; status names the one in use")
       ->capture_default_str();
   app.add_option("--rate-sensor", cfg.rate_sensor,
-                 "progress rates for the co-scheduling policies (bas, fair, perf-fair, symbiotic): auto "
+                 "progress rates for the co-scheduling policies (" +
+                     cosched::policy::policy_names([](const auto& p) { return p.learns_pairs; }) + "): auto "
                  "(app-reported work, else the SelfAnalyzer's iterations, else parallel regions per second), "
                  "app-work, iterations, regions, or replay:FILE (rates as a function of the group partners)")
       ->capture_default_str();
@@ -164,7 +173,7 @@ int main(int argc, char** argv) {
                  "presets PAPI_L3_TCM, PAPI_L2_TCM");
   auto* mem_opt = cosched::cli::add_rate(app, "--mem-bandwidth", cfg.mem_bandwidth,
               "bytes/s the memory sustains with every managed CPU streaming (e.g. 29G; scripts/calibrate-bandwidth): "
-              "the bus capacity of latest-quantum and quanta-window, and the counter-free sensor's B");
+              "the bus capacity of " + cosched::policy::policy_names(uses_machine_bus) + ", and the counter-free sensor's B");
   auto* thread_opt = cosched::cli::add_rate(app, "--thread-bandwidth", cfg.thread_bandwidth,
               "bytes/s one streaming thread (BBMA) moves alone: the counter-free sensor's b");
   auto* contention_opt = app.add_option("--contention", cfg.contention,

@@ -27,9 +27,11 @@ ParsedOptions parse_options(int argc, char** argv) {
       "cosched-sim replay-core TRACE replays a cosched-rm --core-trace (cosched-sim replay-core --help).\n"
       "Exit status: 0 done, 1 the results could not be written, 2 bad input."};
   app.set_version_flag("--version", std::string("cosched-sim ") + COSCHED_VERSION);
+  app.footer("Policies, and their parameters as NAME=DEFAULT (accepted values): meaning (set with --param):\n" +
+             policy::describe_policies());
 
   auto* workload = app.add_option("workload", o.workload, "SWF workload file (plain or .gz); required");
-  auto* policy = app.add_option("--policy,-p", o.policy, "policy name (see --list-policies); required");
+  auto* policy = app.add_option("--policy,-p", o.policy, "policy name (below, or --list-policies); required");
   app.add_option("--param", params, "policy parameter NAME=VALUE (repeatable)");
   auto* cpus = app.add_option("--cpus", o.sim.cpus, "CPUs of the simulated machine; required")->check(CLI::Range(1, 1 << 16));
   app.add_flag("--list-policies", list, "list the policies and exit");
