@@ -6,7 +6,7 @@
 //   cosched-ctl policy NAME [k=v ...]  switch policy (or change parameters of the current one)
 //   cosched-ctl set k=v [...]          change parameters of the current policy
 //   cosched-ctl may-start              the multiprogramming-level answer the queuing system gets
-//   cosched-ctl policies               list the policies this RM knows
+//   cosched-ctl policies               list the policies this RM knows, with their parameters
 //   cosched-ctl shutdown               release every job and stop the RM
 //   cosched-ctl history                jobs that left the RM (accounting records; no RM needed)
 //   cosched-ctl pairs                  the co-scheduling policy's learned slowdowns, worst pair first
@@ -91,7 +91,7 @@ int main(int argc, char** argv) {
   set->add_flag("--json", as_json, "machine-readable output");
   auto* may = app.add_subcommand("may-start", "may the queuing system start a job now? (exit 0 yes, 1 no)");
   may->add_flag("--json", as_json, "machine-readable output");
-  auto* policies = app.add_subcommand("policies", "list the policies this RM knows");
+  auto* policies = app.add_subcommand("policies", "list the policies this RM knows, each with its parameters (default, accepted values, meaning)");
   auto* shutdown = app.add_subcommand("shutdown", "release every job and stop the RM");
   long long slurm_job = -1;
   auto* expect = app.add_subcommand("expect",
@@ -204,7 +204,16 @@ int main(int argc, char** argv) {
     std::printf("%s: %s\n", r.value("may_start", false) ? "yes" : "no", r.value("reason", std::string()).c_str());
   } else if (policies->parsed()) {
     for (const auto& p : r["policies"]) {
-      std::printf("%-12s %s\n", p.value("name", "").c_str(), p.value("summary", "").c_str());
+      std::printf("%-14s %s\n", p.value("name", "").c_str(), p.value("summary", "").c_str());
+      std::string preset;
+      for (const auto& [k, v] : p.value("preset", json::object()).items()) {
+        preset += " " + k + "=" + v.get<std::string>();
+      }
+      if (!preset.empty()) std::printf("%-14s preset:%s\n", "", preset.c_str());
+      for (const auto& q : p.value("params", json::array())) {
+        std::printf("%-14s %s=%s (%s): %s\n", "", q.value("name", "").c_str(), q.value("default", "").c_str(),
+                    q.value("accepts", "").c_str(), q.value("help", "").c_str());
+      }
     }
   } else if (shutdown->parsed()) {
     std::printf("cosched-rm is shutting down\n");

@@ -122,6 +122,23 @@ std::string describe_policies(std::string_view indent) {
   return out;
 }
 
+std::string policies_markdown() {
+  auto cell = [](std::string t) {  // a '|' inside a cell would end it
+    for (std::size_t at = t.find('|'); at != std::string::npos; at = t.find('|', at + 2)) t.insert(at, "\\");
+    return t;
+  };
+  std::string out = "| policy | parameter | default | accepts | meaning |\n|---|---|---|---|---|\n";
+  for (const auto& p : list_policies()) {
+    std::string preset;
+    for (const auto& [k, v] : p.preset) preset += (preset.empty() ? "; preset: " : ", ") + k + "=" + v;
+    out += "| `" + p.name + "` | | | | " + cell(p.summary + preset) + " |\n";
+    for (const auto& q : p.params) {
+      out += "| | `" + q.name + "` | `" + q.value + "` | " + cell(q.accepts) + " | " + cell(q.help) + " |\n";
+    }
+  }
+  return out;
+}
+
 Status apply_params(Policy& p, const ParamList& params) {
   // Parameters may constrain each other (PDPA: target_eff < high_eff), and a JSON object arrives with its
   // keys sorted, not in the order the user wrote them. So each pass applies what it can and retries the

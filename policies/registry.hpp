@@ -41,6 +41,10 @@ std::string policy_names(bool (*pred)(const PolicyInfo&));
 // values, meaning), every line starting with `indent`.
 std::string describe_policies(std::string_view indent = "  ");
 
+// The same as a Markdown table, one row per parameter (docs/usage.md, "Policies and their parameters", holds
+// it; tests/integration/test_docs.py checks the two agree): `cosched-sim --list-policies --markdown`.
+std::string policies_markdown();
+
 // Applies `params` to `p` in an order that satisfies the constraints between them.
 // On error `p` may be partly changed: use with_params for all or nothing.
 Status apply_params(Policy& p, const ParamList& params);

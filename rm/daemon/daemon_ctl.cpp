@@ -325,7 +325,16 @@ json Daemon::answer_ctl(const Conn& c, const CtlRequest& req) {
       return {{"ok", true}, {"may_start", may_start_}, {"reason", may_start_reason_}};
     case CtlCmd::policies: {
       json list = json::array();
-      for (const auto& p : policy::list_policies()) list.push_back({{"name", p.name}, {"summary", p.summary}});
+      for (const auto& p : policy::list_policies()) {
+        // Each policy's parameters as a fresh one holds them (its table's defaults, preset applied).
+        json params = json::array();
+        for (const auto& q : p.params) {
+          params.push_back({{"name", q.name}, {"default", q.value}, {"accepts", q.accepts}, {"help", q.help}});
+        }
+        json preset = json::object();
+        for (const auto& [k, v] : p.preset) preset[k] = v;
+        list.push_back({{"name", p.name}, {"summary", p.summary}, {"preset", preset}, {"params", params}});
+      }
       return {{"ok", true}, {"policies", list}};
     }
     case CtlCmd::why: {

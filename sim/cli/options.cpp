@@ -35,6 +35,8 @@ ParsedOptions parse_options(int argc, char** argv) {
   app.add_option("--param", params, "policy parameter NAME=VALUE (repeatable)");
   auto* cpus = app.add_option("--cpus", o.sim.cpus, "CPUs of the simulated machine; required")->check(CLI::Range(1, 1 << 16));
   app.add_flag("--list-policies", list, "list the policies and exit");
+  bool markdown = false;
+  app.add_flag("--markdown", markdown, "with --list-policies: every policy's parameters as the Markdown table in docs/usage.md");
   app.add_option("--topology", o.topology,
                  "an SMT machine as an hwloc synthetic topology, e.g. 'package:1 core:8 pu:2' (its PU count must "
                  "equal --cpus): co-scheduled groups share cores, and catalog `smt` parameters slow co-runners");
@@ -152,6 +154,10 @@ ParsedOptions parse_options(int argc, char** argv) {
     return {std::nullopt, code == 0 ? kExitOk : kExitBadInput};
   }
   if (list) {
+    if (markdown) {
+      std::cout << policy::policies_markdown();
+      return {std::nullopt, kExitOk};
+    }
     for (const auto& p : policy::list_policies()) std::cout << p.name << "\t" << p.summary << "\n";
     return {std::nullopt, kExitOk};
   }

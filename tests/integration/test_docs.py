@@ -34,6 +34,25 @@ def documentation():
     return "\n".join(open(p, encoding="utf-8").read() for p in paths)
 
 
+class PolicyTableMatchesTheRegistry(unittest.TestCase):
+    """docs/usage.md's table of policies and parameters is what the policies' own tables give."""
+
+    def test_usage_md_holds_the_registry_table(self):
+        out = subprocess.run(COMMANDS["cosched-sim"] + ["--list-policies", "--markdown"], capture_output=True,
+                             text=True, check=True).stdout
+        usage = open(os.path.join(ROOT, "docs/usage.md"), encoding="utf-8").read()
+        m = re.search(r"<!-- policies-table: begin[^>]*-->\n(.*?)<!-- policies-table: end -->", usage, re.S)
+        self.assertIsNotNone(m, "docs/usage.md has no policies-table markers")
+        self.assertEqual(m.group(1), out, "docs/usage.md's policy table differs from "
+                         "`cosched-sim --list-policies --markdown`: paste its output between the markers")
+        # Every policy of the registry has a row (a table that lists 10 of 15 fails here too).
+        names = [line.split("\t")[0] for line in subprocess.run(
+            COMMANDS["cosched-sim"] + ["--list-policies"], capture_output=True, text=True, check=True).stdout.splitlines()]
+        self.assertGreaterEqual(len(names), 15)
+        for name in names:
+            self.assertIn("| `" + name + "` |", m.group(1))
+
+
 class EveryOptionIsDocumented(unittest.TestCase):
     def test_help_options_appear_in_the_docs(self):
         docs = set(LONG_OPTION.findall(documentation()))
