@@ -39,6 +39,16 @@ class Pdpa final : public TabledPolicy<Pdpa> {
   [[nodiscard]] const PdpaJobMemory* memory_of(JobId id) const;
 
  private:
+  // decide()'s steps, in order (pdpa.cpp); a Round is one decision's working state.
+  struct Round;
+  PdpaParams params_in_force(const Snapshot& s);
+  void drop_departed(const Snapshot& s);
+  static void first_allocations(Round& r);
+  void judge_reports(Round& r);
+  static void grow_inc(Round& r);
+  static void fit_machine(Round& r);
+  Decision build_decision(Round& r, double deadline);
+
   PdpaParams p_;
   QueueSharing sharing_;  // off under strict=1 (the paper's PDPA)
   std::unordered_map<JobId, PdpaJobMemory> memory_;
