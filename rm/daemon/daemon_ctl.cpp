@@ -62,6 +62,52 @@ json iterative_json(const Job& j, double now) {
   return nullptr;
 }
 
+// A job's speedup estimates in status: the one the policy uses, and both as the job published them.
+void add_estimates(json& o, const Job& j) {
+  // The same keys for every job, null until the first report (and amdahl_f while no fit exists), so that
+  // scripts reading status --json see one schema.
+  // These are the estimate the policy uses (rm/job/estimate.hpp): its kind says which of the two below it is.
+  const bool m = j.perf.valid;
+  auto measured = [m](auto v) { return m ? json(v) : json(nullptr); };
+  o["speedup"] = measured(j.perf.speedup);
+  o["efficiency"] = measured(j.perf.efficiency);
+  o["iteration_s"] = m && j.perf.iteration_s > 0 ? json(j.perf.iteration_s) : json(nullptr);
+  o["baseline_s"] = m && j.perf.baseline_s > 0 ? json(j.perf.baseline_s) : json(nullptr);
+  o["spread"] = measured(j.perf.spread);
+  o["measured_cpus"] = measured(j.perf.cpus);
+  o["samples"] = measured(j.perf.samples);
+  o["reports"] = measured(j.perf.seq);
+  o["amdahl_f"] = m && j.perf.amdahl_f >= 0 ? json(j.perf.amdahl_f) : json(nullptr);
+  o["estimate_kind"] = m ? json(policy::to_string(j.perf.kind)) : json(nullptr);
+  o["confidence"] = measured(j.perf.confidence);
+  o["estimate_note"] = j.estimate_note.empty() ? json(nullptr) : json(j.estimate_note);
+  // Both estimates as the job published them (null until each has one): the waiting-time efficiency at the
+  // CPUs it holds, and the SelfAnalyzer's measured speedup (`failed`: impossible, never given to the policy).
+  const WaitingEstimate& w = j.efficiency.estimate;
+  o["waiting_time"] = w.valid ? json{{"efficiency", w.efficiency},
+                                     {"std_error", w.std_error},
+                                     {"speedup", w.efficiency * w.cpus},
+                                     {"cpus", w.cpus},
+                                     {"intervals", w.intervals},
+                                     {"window_s", w.window_s},
+                                     {"cpu_wait", w.cpu_wait >= 0 ? json(w.cpu_wait) : json(nullptr)},
+                                     {"reports", w.seq}}
+                              : json(nullptr);
+  o["waiting_time_pending"] = proto::efficiency_pending_name(j.efficiency.pending);
+  o["state_samples"] = j.efficiency.ticks;
+  const policy::Perf& ms = j.measured;
+  o["measured_speedup"] = ms.seq > 0 && ms.cpus > 0 ? json{{"speedup", ms.speedup},
+                                                         {"efficiency", ms.efficiency},
+                                                         {"cpus", ms.cpus},
+                                                         {"iteration_s", ms.iteration_s},
+                                                         {"baseline_s", ms.baseline_s},
+                                                         {"spread", ms.spread},
+                                                         {"amdahl_f", ms.amdahl_f >= 0 ? json(ms.amdahl_f) : json(nullptr)},
+                                                         {"reports", ms.seq},
+                                                         {"failed", j.measured_failed}}
+                                                   : json(nullptr);
+}
+
 }  // namespace
 
 json Daemon::job_json(const Job& j) const {
@@ -124,48 +170,7 @@ json Daemon::job_json(const Job& j) const {
             {"net_messages", j.progress.net_messages},
             {"net_bytes_per_s", nullptr}};
   if (const policy::Bandwidth n = sensors_.network(j.id); n.valid()) o["net_bytes_per_s"] = n.latest().bytes_per_s;
-  // The same keys for every job, null until the first report (and amdahl_f while no fit exists), so that
-  // scripts reading status --json see one schema.
-  // These are the estimate the policy uses (rm/job/estimate.hpp): its kind says which of the two below it is.
-  const bool m = j.perf.valid;
-  auto measured = [m](auto v) { return m ? json(v) : json(nullptr); };
-  o["speedup"] = measured(j.perf.speedup);
-  o["efficiency"] = measured(j.perf.efficiency);
-  o["iteration_s"] = m && j.perf.iteration_s > 0 ? json(j.perf.iteration_s) : json(nullptr);
-  o["baseline_s"] = m && j.perf.baseline_s > 0 ? json(j.perf.baseline_s) : json(nullptr);
-  o["spread"] = measured(j.perf.spread);
-  o["measured_cpus"] = measured(j.perf.cpus);
-  o["samples"] = measured(j.perf.samples);
-  o["reports"] = measured(j.perf.seq);
-  o["amdahl_f"] = m && j.perf.amdahl_f >= 0 ? json(j.perf.amdahl_f) : json(nullptr);
-  o["estimate_kind"] = m ? json(policy::to_string(j.perf.kind)) : json(nullptr);
-  o["confidence"] = measured(j.perf.confidence);
-  o["estimate_note"] = j.estimate_note.empty() ? json(nullptr) : json(j.estimate_note);
-  // Both estimates as the job published them (null until each has one): the waiting-time efficiency at the
-  // CPUs it holds, and the SelfAnalyzer's measured speedup (`failed`: impossible, never given to the policy).
-  const WaitingEstimate& w = j.efficiency.estimate;
-  o["waiting_time"] = w.valid ? json{{"efficiency", w.efficiency},
-                                     {"std_error", w.std_error},
-                                     {"speedup", w.efficiency * w.cpus},
-                                     {"cpus", w.cpus},
-                                     {"intervals", w.intervals},
-                                     {"window_s", w.window_s},
-                                     {"cpu_wait", w.cpu_wait >= 0 ? json(w.cpu_wait) : json(nullptr)},
-                                     {"reports", w.seq}}
-                              : json(nullptr);
-  o["waiting_time_pending"] = proto::efficiency_pending_name(j.efficiency.pending);
-  o["state_samples"] = j.efficiency.ticks;
-  const policy::Perf& ms = j.measured;
-  o["measured_speedup"] = ms.seq > 0 && ms.cpus > 0 ? json{{"speedup", ms.speedup},
-                                                         {"efficiency", ms.efficiency},
-                                                         {"cpus", ms.cpus},
-                                                         {"iteration_s", ms.iteration_s},
-                                                         {"baseline_s", ms.baseline_s},
-                                                         {"spread", ms.spread},
-                                                         {"amdahl_f", ms.amdahl_f >= 0 ? json(ms.amdahl_f) : json(nullptr)},
-                                                         {"reports", ms.seq},
-                                                         {"failed", j.measured_failed}}
-                                                   : json(nullptr);
+  add_estimates(o, j);
   // While the job reports no speedup (no_speedup), its latest window's iteration time is still a
   // measurement: shown with its team next to the last report's fields, which stay one consistent report
   // (docs/selfanalyzer.md, "A speedup is a measurement"). Null when the job reports.
