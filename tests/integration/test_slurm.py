@@ -143,11 +143,12 @@ class CoschedJobs(SlurmTestCase):
         show_env = "env | grep -E '^(" + "|".join(LAUNCH_VARS + ("COSCHED_JOB", "COSCHED_RANK")) + ")='; "
         # The probes start together: Slurm may start b many seconds after a on a loaded machine, and a alone
         # would meanwhile run through most of its iterations (a loaded repeat failed so: fewer than three
-        # were left for the wait below). 100 iterations (10 s at one CPU each): with 30, a run of the suite
-        # beside a build timed out in that wait.
-        a, a_out, _ = self.submit("a", show_env + self.rendezvous("a", "b") + self.probe(iterations=100),
+        # were left for the wait below). 200 iterations (20 s at one CPU each): with 30, a run of the suite
+        # beside a build timed out in that wait, and with 100 the ASan half of CI once did (2026-12-03), the
+        # ASan unit tests running beside it.
+        a, a_out, _ = self.submit("a", show_env + self.rendezvous("a", "b") + self.probe(iterations=200),
                                   "--cosched=malleable", "-c2")
-        b, b_out, _ = self.submit("b", self.rendezvous("b", "a") + self.probe(iterations=100),
+        b, b_out, _ = self.submit("b", self.rendezvous("b", "a") + self.probe(iterations=200),
                                   "--cosched=malleable", "-c2")
         # Both run on the node at once (OverSubscribe=FORCE), both registered, keyed by their Slurm job ids,
         # asking for the 2 CPUs Slurm allocated, each given one CPU of its own.
@@ -169,7 +170,7 @@ class CoschedJobs(SlurmTestCase):
         # grant: the one under way when it came may have begun with the old team).
         seen = {job: len(probe_lines(self.read(out))) for job, out in ((a, a_out), (b, b_out))}
         wait_for(lambda: all(len(probe_lines(self.read(out))) >= seen[job] + 3 for job, out in ((a, a_out), (b, b_out))),
-                 timeout=30, what="three more iterations of each job")
+                 timeout=30, what=f"three more iterations of each job (iterations seen when both held 1 CPU: {seen})")
         for job, out in ((a, a_out), (b, b_out)):
             now = self.slurm_jobs(rm).get(job)
             if now is None or now["allocated"] != 1:
