@@ -21,10 +21,15 @@
 
 namespace cosched::rm {
 
-Daemon::Daemon(Config cfg) : cfg_(std::move(cfg)), t0_(std::chrono::steady_clock::now()) {}
+Daemon::Daemon(Config cfg)
+    : cfg_(std::move(cfg)),
+      server_(cfg_, {[this](Conn& c, const wire::Frame& f) { return on_frame(c, f); },
+                     [this](policy::JobId job, const std::string& why) { depart(job, why); },
+                     [this] { return now(); }}),
+      t0_(std::chrono::steady_clock::now()) {}
 
 Daemon::~Daemon() {
-  for (int fd : {epfd_, signal_fd_, quantum_fd_, wake_fd_, narrow_fd_, spare_fd_}) {
+  for (int fd : {epfd_, signal_fd_, quantum_fd_, wake_fd_, narrow_fd_}) {
     if (fd >= 0) ::close(fd);
   }
 }
@@ -35,7 +40,7 @@ double Daemon::now() const {
 
 Status Daemon::start() {
   raise_fd_limit();
-  raise_priority();
+  raise_priority(cfg_.nice);
   // Before anything else starts (guard, cgroups): a directory we must not serve in is one error line.
   if (auto st = prepare_socket_dir(); !st) return st;
   auto topo = Topology::load(cfg_.cpus, cfg_.synthetic_topology);
@@ -52,13 +57,13 @@ Status Daemon::start() {
     cpu_locks_ = std::move(*locks);
   }
   // The bandwidth constants: options, a saved calibration, or measured now, on the CPUs just locked.
-  if (auto st = resolve_calibration(); !st) return st;
+  if (auto st = sensing_.resolve_calibration(cfg_, topo_.cpus()); !st) return st;
   topo_.set_mem_bandwidth(cfg_.mem_bandwidth);
 
   auto pol = policy::make_policy(cfg_.policy, topo_.machine(), cfg_.params);
   if (!pol) return pol.error();
   policy_ = std::move(*pol);
-  if (auto st = start_sensors(); !st) return st;
+  if (auto st = sensing_.start(cfg_); !st) return st;
 
   if (!cfg_.decision_log.empty()) {
     if (auto st = log_.open(cfg_.decision_log); !st) return st;
@@ -106,17 +111,17 @@ Status Daemon::start() {
   q.it_interval.tv_nsec = static_cast<long>(cfg_.quantum_ms % 1000) * 1000000L;
   q.it_value = q.it_interval;
   ::timerfd_settime(quantum_fd_, 0, &q, nullptr);
-  watch(signal_fd_, EPOLLIN);
-  watch(quantum_fd_, EPOLLIN);
-  watch(wake_fd_, EPOLLIN);
-  watch(narrow_fd_, EPOLLIN);
+  watch_fd(epfd_, signal_fd_, EPOLLIN);
+  watch_fd(epfd_, quantum_fd_, EPOLLIN);
+  watch_fd(epfd_, wake_fd_, EPOLLIN);
+  watch_fd(epfd_, narrow_fd_, EPOLLIN);
 
-  if (auto st = open_socket(); !st) return st;
+  if (auto st = server_.open(epfd_); !st) return st;
   COSCHED_INFO(rm, "serving {} | policy {} | {} | enforcement {} | stopping {} | sensor {} | quantum {} ms",
                cfg_.socket, policy_->name(), topo_.description(), enforcer_->name(), stopper_->name(),
-               sensors_.backend(), cfg_.quantum_ms);
+               sensing_.sensors().backend(), cfg_.quantum_ms);
   decide(policy::Event::quantum, -1);  // an empty machine: answers may-start from the first query on
-  enter_realtime();  // last: the guard and everything set up above start at normal priority
+  realtime_.enter(cfg_.rt_priority);  // last: the guard and everything set up above start at normal priority
   return {};
 }
 
@@ -129,7 +134,7 @@ int Daemon::run() {
 void Daemon::loop_once(int timeout_ms) {
   epoll_event evs[64];
   int n = ::epoll_wait(epfd_, evs, 64, timeout_ms);
-  check_realtime();
+  realtime_.check();
   if (n < 0) {
     if (errno != EINTR) COSCHED_ERROR(rm, "epoll_wait: {}", std::strerror(errno));
     return;
@@ -137,15 +142,7 @@ void Daemon::loop_once(int timeout_ms) {
   // Peers first: a starting job waits for its registration reply (and gives up after its timeout), while
   // a quantum, a timer or a departure loses nothing by waiting for the rest of this batch.
   for (int i = 0; i < n; ++i) {
-    int fd = evs[i].data.fd;
-    if (fd == listen_fd_) {
-      on_accept();
-    } else if (auto c = conns_.find(fd); c != conns_.end()) {
-      if (evs[i].events & EPOLLOUT) on_writable(c->second);
-      if (auto again = conns_.find(fd); again != conns_.end() && (evs[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR))) {
-        on_readable(again->second);
-      }
-    }
+    server_.on_event(evs[i].data.fd, evs[i].events);
   }
   confine_admitted();
   for (int i = 0; i < n; ++i) {
@@ -173,6 +170,15 @@ void Daemon::loop_once(int timeout_ms) {
   }
 }
 
+bool Daemon::on_frame(Conn& c, const wire::Frame& f) {
+  switch (f.type) {
+    case proto::MsgType::register_job: handle_register(c, f); return true;
+    case proto::MsgType::register_rank: handle_register_rank(c, f); return true;
+    case proto::MsgType::ctl_request: handle_ctl(c, f); return true;
+    default: return false;
+  }
+}
+
 void Daemon::on_signal() {
   signalfd_siginfo si;
   while (::read(signal_fd_, &si, sizeof si) == sizeof si) {
@@ -196,22 +202,22 @@ void Daemon::on_signal() {
 }
 
 void Daemon::on_quantum() {
-  sample_sensors();  // first: the interval ends at the tick, before this quantum's decisions move anything
+  sensing_.sample(jobs_, now());  // first: the interval ends at the tick, before this quantum's decisions move anything
   // A job whose pid is gone (pidfd missed, or a reused socket) gives its CPUs back within one quantum.
   std::vector<policy::JobId> gone;
   for (auto& [id, j] : jobs_) {
     if (::kill(j.pid, 0) != 0 && errno == ESRCH) gone.push_back(id);
   }
   for (auto id : gone) depart(id, "process gone");
-  drop_stalled_connections();
-  resume_accepting();  // after a pause for lack of fds: try again once per quantum
+  server_.drop_stalled();
+  server_.resume_accepting();  // after a pause for lack of fds: try again once per quantum
   poll_reports();
   track_suspended();  // the quantum's decision below acts on it
   for (auto& [id, j] : jobs_) enforcer_->refresh(j);
   enforcer_->tidy();
   stopper_->tidy();
   decide(policy::Event::quantum, -1);
-  open_sensor_intervals();
+  sensing_.open(jobs_, now());
 }
 
 void Daemon::arm_wake(double at) {
@@ -229,13 +235,12 @@ void Daemon::stop_all() {
     auto& j = jobs_.at(id);
     release_stop(j);  // never leave a job stopped (time-sharing policies stop jobs)
     enforcer_->release(j);
-    if (j.conn_fd >= 0) close_conn(j.conn_fd);  // the job's watcher sees EOF: native team size and mask
+    if (j.conn_fd >= 0) server_.close(j.conn_fd);  // the job's watcher sees EOF: native team size and mask
     if (j.pidfd >= 0) ::close(j.pidfd);
     COSCHED_INFO(rm, "job {} (pid {}) released to native behaviour", id, j.pid);
   }
   jobs_.clear();
   pidfds_.clear();
-  while (!conns_.empty()) close_conn(conns_.begin()->first);
   stopper_->shutdown();
   enforcer_->shutdown();
   if (gate_) gate_->shutdown();  // after the jobs: they run again before slurmctld may start others
@@ -246,11 +251,7 @@ void Daemon::stop_all() {
       ::usleep(10 * 1000);
     }
   }
-  if (listen_fd_ >= 0) {
-    ::close(listen_fd_);
-    listen_fd_ = -1;
-  }
-  if (socket_created_) ::unlink(cfg_.socket.c_str());
+  server_.shut();  // the remaining connections (control clients), the socket and its file
   COSCHED_INFO(rm, "stopped after {} decisions", decisions_);
 }
 

@@ -2,9 +2,10 @@
 // job pidfds, a quantum timer, a policy wake-up timer and a signalfd. Every policy call happens here, so
 // policies need no locks.
 //
-// Split by concern: daemon.cpp (loop, start/stop), server.cpp (socket, connections, framing),
-// daemon_jobs.cpp (admission, departure, reports, decide-and-apply), daemon_ctl.cpp (control requests,
-// status JSON).
+// Split by concern: daemon.cpp (loop, start/stop), daemon_jobs.cpp (admission, departure, reports,
+// decide-and-apply), daemon_ctl.cpp (control requests, status JSON); and rooms of their own that it holds:
+// Server (server.hpp: the socket, connections, framing, peer limits), Sensing (sensing.hpp: the sensors
+// and their intervals), RealtimePriority (realtime.hpp).
 #pragma once
 
 #include <sys/types.h>
@@ -31,10 +32,11 @@
 #include "rm/enforce/guard.hpp"
 #include "rm/job/job.hpp"
 #include "policies/policy.hpp"
-#include "sensors/rates.hpp"
-#include "sensors/sensor_set.hpp"
 #include "rm/slurm/slurm_gate.hpp"
+#include "realtime.hpp"
 #include "register_body.hpp"
+#include "sensing.hpp"
+#include "server.hpp"
 #include "rm/placement/topology.hpp"
 
 namespace cosched::rm {
@@ -53,21 +55,9 @@ class Daemon {
   int run();
   // Creates the socket's directory (or checks an existing one): start() does it too, and main() before it
   // daemonizes, because the messages file lives in that directory.
-  Status prepare_socket_dir() const;
+  Status prepare_socket_dir() const { return server_.prepare_socket_dir(); }
 
  private:
-  struct Conn {
-    int fd = -1;
-    pid_t pid = 0;
-    uid_t uid = 0;
-    gid_t gid = 0;
-    wire::FrameReader reader{proto::kMaxRequestPayload};
-    std::string out;          // bytes not yet written
-    policy::JobId job = -1;   // set once the peer registered as a job
-    bool closing = false;     // close once `out` is flushed
-    double progress_at = 0;   // accepted, last whole frame read, or last bytes written (client timeout)
-  };
-
   // daemon.cpp
   double now() const;
   void loop_once(int timeout_ms);
@@ -75,30 +65,8 @@ class Daemon {
   void on_quantum();
   void arm_wake(double at);
   void stop_all();
-
-  // server.cpp
-  Status open_socket();
-  void on_accept();
-  void on_readable(Conn& c);
-  void on_writable(Conn& c);
-  void queue_reply(Conn& c, proto::MsgType type, const std::string& payload);
-  void close_conn(int fd);
-  void watch(int fd, std::uint32_t events);
-  bool authorised(const Conn& c) const;
-  // Root, the RM's own user, or a member of --admin-group: may change the policy or parameters, or shut
-  // the RM down (docs/architecture.md, "Who may do what").
-  bool is_admin(const Conn& c) const;
-
-  // server_limits.cpp: what keeps a hostile or broken peer from starving the RM
-  void raise_fd_limit();
-  void raise_priority();
-  // realtime.cpp: --rt-priority, guarded by RLIMIT_RTTIME
-  void enter_realtime();
-  void check_realtime();
-  void shed_connections();
-  void pause_accepting();
-  void resume_accepting();
-  void drop_stalled_connections();
+  // The server's frames: registrations and control requests; false for any other message type.
+  bool on_frame(Conn& c, const wire::Frame& f);
 
   // One policy-visible job: a job of its own, or the processes (ranks) of a job of several, in rank order.
   struct Unit {
@@ -181,13 +149,6 @@ class Daemon {
   void resume_job(Job& j, const std::string& reason);
   void release_stop(Job& j);
 
-  // sensing.cpp: the sensors' intervals, closed at a quantum's start and opened at its end
-  Status start_sensors();
-  Status resolve_calibration();
-  [[nodiscard]] nlohmann::json sensor_status_json() const;
-  void sample_sensors();
-  void open_sensor_intervals();
-
   // daemon_ctl.cpp
   void handle_ctl(Conn& c, const wire::Frame& f);
   nlohmann::json answer_ctl(const Conn& c, const CtlRequest& req);
@@ -196,6 +157,8 @@ class Daemon {
   nlohmann::json job_json(const Job& j) const;
 
   Config cfg_;
+  Server server_;
+  RealtimePriority realtime_;
   Topology topo_;
   CpuLocks cpu_locks_;  // before guard_: the guard, forked later, shares these locks
   Guard guard_;
@@ -204,36 +167,20 @@ class Daemon {
   std::unique_ptr<policy::Policy> policy_;
   DecisionCore core_;
   std::unique_ptr<SlurmGate> gate_;  // --slurm-node: the policy's may_start applied to the Slurm node
-  sensors::SensorSet sensors_;
-  sensors::RateSensor rates_;
-  std::uint64_t rate_seq_ = 0;  // numbers every progress-rate sample (policy::Rate::seq)
-  // The latest applied Decision::co_schedule: each job's group partners (sensing.cpp: a sample names them),
-  // and whether the policy groups jobs at all (without groups a sample's partners are everyone who ran).
-  std::map<policy::JobId, std::vector<policy::JobId>> partners_;
-  bool grouping_ = false;
-  std::string calibration_source_;  // where the counter-free constants came from, for status
+  Sensing sensing_;  // sensing.hpp
   DecisionLog log_;
   std::ofstream core_trace_;
   AccountingLog accounting_;
   std::chrono::steady_clock::time_point t0_;
 
   int epfd_ = -1;
-  int listen_fd_ = -1;
   int signal_fd_ = -1;
   int quantum_fd_ = -1;
   int wake_fd_ = -1;
   int narrow_fd_ = -1;          // narrowing.cpp: polls narrowed jobs between quanta
   bool narrow_poll_armed_ = false;
-  bool socket_created_ = false;
-  int spare_fd_ = -1;            // held back so that the RM can accept-and-refuse when out of fds
-  bool accept_paused_ = false;   // the listening socket is out of epoll (out of fds, no spare)
-  log::Throttle accept_log_{3, 1.0};  // lines a peer can trigger at will are throttled
-  log::Throttle peer_log_{20, 1.0};
-  log::Throttle sensor_log_{5, 1.0};
   bool running_ = true;
-  bool realtime_ = false;        // at SCHED_FIFO now (--rt-priority, not demoted by the guard)
 
-  std::map<int, Conn> conns_;                 // by fd
   std::map<policy::JobId, Job> jobs_;         // by id = admission order
   std::map<policy::JobId, Gang> gangs_;       // jobs of several processes, by the id their processes share
   std::map<int, policy::JobId> pidfds_;       // pidfd → job

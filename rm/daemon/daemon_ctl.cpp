@@ -169,7 +169,7 @@ json Daemon::job_json(const Job& j) const {
             {"net_bytes_in", j.progress.net_bytes_in},
             {"net_messages", j.progress.net_messages},
             {"net_bytes_per_s", nullptr}};
-  if (const policy::Bandwidth n = sensors_.network(j.id); n.valid()) o["net_bytes_per_s"] = n.latest().bytes_per_s;
+  if (const policy::Bandwidth n = sensing_.sensors().network(j.id); n.valid()) o["net_bytes_per_s"] = n.latest().bytes_per_s;
   add_estimates(o, j);
   // While the job reports no speedup (no_speedup), its latest window's iteration time is still a
   // measurement: shown with its team next to the last report's fields, which stay one consistent report
@@ -177,7 +177,7 @@ json Daemon::job_json(const Job& j) const {
   const bool u = j.progress.unreported_s > 0;
   o["unreported_iteration_s"] = u ? json(j.progress.unreported_s) : json(nullptr);
   o["unreported_cpus"] = u ? json(j.progress.unreported_cpus) : json(nullptr);
-  o["bandwidth"] = sensors_.job_json(j.id);
+  o["bandwidth"] = sensing_.sensors().job_json(j.id);
   // The latest progress-rate sample (sensors/rates.hpp), null until the first.
   if (j.rate.valid()) {
     o["rate"] = {{"per_s", j.rate.latest.per_s},
@@ -239,11 +239,11 @@ json Daemon::status_json() const {
                                                                            : json(nullptr)}}},
           {"enforcement", enforcer_->name()},
           {"stopping", stopper_->name()},
-          {"sensor", sensor_status_json()},
-          {"rate_sensor", rates_.spec()},
+          {"sensor", sensing_.status_json(cfg_, policy_.get())},
+          {"rate_sensor", sensing_.rates().spec()},
           {"pairs", [&] { auto r = policy_->pairs(); return r ? pairs_json(*r) : json(nullptr); }()},
           {"quantum_ms", cfg_.quantum_ms},
-          {"realtime", realtime_ ? json(cfg_.rt_priority) : json(nullptr)},
+          {"realtime", realtime_.active() ? json(cfg_.rt_priority) : json(nullptr)},
           {"baseline", baseline_wanted()},
           {"uptime_s", now()},
           {"rm_pid", ::getpid()},
@@ -258,17 +258,17 @@ json Daemon::status_json() const {
 void Daemon::handle_ctl(Conn& c, const wire::Frame& f) {
   auto reply = [&](const json& r) {
     c.closing = true;
-    queue_reply(c, proto::MsgType::ctl_reply, r.dump(-1, ' ', false, json::error_handler_t::replace));
+    server_.queue_reply(c, proto::MsgType::ctl_reply, r.dump(-1, ' ', false, json::error_handler_t::replace));
   };
   auto req = parse_ctl_request(f.payload);
   if (!req) {
-    COSCHED_THROTTLED(peer_log_, ctl, warn, "pid {}: bad control request: {}", c.pid, req.error().message);
+    COSCHED_THROTTLED(server_.peer_log(), ctl, warn, "pid {}: bad control request: {}", c.pid, req.error().message);
     return reply(error_reply(req.error().message));
   }
   const bool changes_rm = req->cmd == CtlCmd::shutdown || req->cmd == CtlCmd::policy || req->cmd == CtlCmd::set ||
                           req->cmd == CtlCmd::cluster_switch || req->cmd == CtlCmd::expect;
-  if (changes_rm && !is_admin(c)) {
-    COSCHED_THROTTLED(peer_log_, ctl, warn, "refused {} from pid {} uid {}: not root, uid {}{}", ctl_command_name(req->cmd),
+  if (changes_rm && !server_.is_admin(c)) {
+    COSCHED_THROTTLED(server_.peer_log(), ctl, warn, "refused {} from pid {} uid {}: not root, uid {}{}", ctl_command_name(req->cmd),
                       c.pid, c.uid, ::geteuid(),
                       cfg_.admin_group.empty() ? std::string() : " or a member of group " + cfg_.admin_group);
     return reply(error_reply("permission denied: uid " + std::to_string(c.uid) + " may not " +
@@ -285,7 +285,7 @@ void Daemon::handle_ctl(Conn& c, const wire::Frame& f) {
       c.closing = true;
       std::string out = R"({"ok":true,"now":)" + json(now()).dump() +
                         R"(,"decisions":)" + recent_decisions_.since(req->since) + "}";
-      return queue_reply(c, proto::MsgType::ctl_reply, out);
+      return server_.queue_reply(c, proto::MsgType::ctl_reply, out);
     }
     reply(answer_ctl(c, *req));
   } catch (const std::exception& e) {
@@ -409,8 +409,8 @@ json Daemon::release_job(const Conn& c, policy::JobId id) {
   }
   if (members.empty()) return error_reply("no job " + std::to_string(id));
   const uid_t owner = jobs_.at(members.front()).uid;
-  if (owner != c.uid && !is_admin(c)) {
-    COSCHED_THROTTLED(peer_log_, ctl, warn, "refused release of job {} (uid {}) from pid {} uid {}", id, owner, c.pid,
+  if (owner != c.uid && !server_.is_admin(c)) {
+    COSCHED_THROTTLED(server_.peer_log(), ctl, warn, "refused release of job {} (uid {}) from pid {} uid {}", id, owner, c.pid,
                       c.uid);
     return error_reply("permission denied: job " + std::to_string(id) + " belongs to uid " + std::to_string(owner) +
                        "; uid " + std::to_string(c.uid) + " may release only its own jobs");

@@ -30,14 +30,14 @@ int pidfd_open(pid_t pid) { return static_cast<int>(::syscall(SYS_pidfd_open, pi
 
 void Daemon::handle_register(Conn& c, const wire::Frame& f) {
   auto refuse = [&](const std::string& why) {
-    COSCHED_THROTTLED(peer_log_, rm, warn, "registration from pid {} refused: {}", c.pid, why);
+    COSCHED_THROTTLED(server_.peer_log(), rm, warn, "registration from pid {} refused: {}", c.pid, why);
     c.closing = true;
-    queue_reply(c, proto::MsgType::refused, why);
+    server_.queue_reply(c, proto::MsgType::refused, why);
   };
   if (c.job >= 0) {
     // The connection is the job's lifeline (its EOF sends the job native): refuse the frame, keep the job.
-    COSCHED_THROTTLED(peer_log_, rm, warn, "pid {}: second registration refused: already job {}", c.pid, c.job);
-    queue_reply(c, proto::MsgType::refused, "already registered as job " + std::to_string(c.job));
+    COSCHED_THROTTLED(server_.peer_log(), rm, warn, "pid {}: second registration refused: already job {}", c.pid, c.job);
+    server_.queue_reply(c, proto::MsgType::refused, "already registered as job " + std::to_string(c.job));
     return;
   }
   auto body = parse_register_body(f.payload);
@@ -47,9 +47,9 @@ void Daemon::handle_register(Conn& c, const wire::Frame& f) {
 
 void Daemon::admit(Conn& c, RegisterRequest body, const std::string& key, int rank) {
   auto refuse = [&](const std::string& why) {
-    COSCHED_THROTTLED(peer_log_, rm, warn, "registration from pid {} refused: {}", c.pid, why);
+    COSCHED_THROTTLED(server_.peer_log(), rm, warn, "registration from pid {} refused: {}", c.pid, why);
     c.closing = true;
-    queue_reply(c, proto::MsgType::refused, why);
+    server_.queue_reply(c, proto::MsgType::refused, why);
   };
   for (auto& [id, j] : jobs_) {
     if (j.pid == c.pid) return refuse("pid " + std::to_string(c.pid) + " is already job " + std::to_string(id));
@@ -108,7 +108,7 @@ void Daemon::admit(Conn& c, RegisterRequest body, const std::string& key, int ra
   c.job = id;
   if (j.pidfd >= 0) {
     pidfds_[j.pidfd] = id;
-    watch(j.pidfd, EPOLLIN);
+    watch_fd(epfd_, j.pidfd, EPOLLIN);
   }
   if (key.empty()) {
     COSCHED_INFO(rm, "job {} admitted: pid {} uid {} requests {} CPU(s): {}", id, j.pid, j.uid, j.request, j.command);
@@ -116,7 +116,7 @@ void Daemon::admit(Conn& c, RegisterRequest body, const std::string& key, int ra
     COSCHED_INFO(rm, "job {} rank {} ({}) admitted as process {}: pid {} uid {} requests {} CPU(s): {}", view, rank,
                  key, id, j.pid, j.uid, j.request, j.command);
   }
-  sensors_.attach(id, j.pid);
+  sensing_.sensors().attach(id, j.pid);
   jobs_.emplace(id, std::move(j));
   // The queuing system counted this job when it last asked may_start: among the jobs being started if it asked
   // after starting it, else among the waiting ones (it starts a job on a yes). Until it asks again, one fewer
@@ -164,7 +164,7 @@ void Daemon::depart(policy::JobId id, const std::string& why) {
     pidfds_.erase(j.pidfd);
     ::close(j.pidfd);
   }
-  if (j.conn_fd >= 0 && conns_.count(j.conn_fd) != 0) close_conn(j.conn_fd);
+  if (j.conn_fd >= 0 && server_.has(j.conn_fd)) server_.close(j.conn_fd);
   COSCHED_INFO(rm, "job {} (pid {}) left: {}; {} CPU(s) freed", id, j.pid, why, j.allocation);
   remember_why(j, "departure", j.allocation, 0, why);
   const double wall_now = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
@@ -179,7 +179,7 @@ void Daemon::depart(policy::JobId id, const std::string& why) {
   while (departed_reports_.size() > kDepartedKept) departed_reports_.erase(departed_reports_.begin());
   const policy::JobId gang = j.gang;
   jobs_.erase(it);
-  sensors_.forget(id);
+  sensing_.sensors().forget(id);
   if (gang != 0) {
     // A rank left: the job goes on with the others (a smaller job), or it was the last one.
     auto& members = gangs_[gang].members;
@@ -314,8 +314,8 @@ policy::Snapshot Daemon::snapshot(policy::Event event, policy::JobId subject) {
     // sample by sample, for memory traffic as for network payload (sensors::sum_windows).
     std::vector<policy::JobId> processes;
     for (const Job* m : u.members) processes.push_back(m->id);
-    v.bandwidth = sensors_.bandwidth(processes);
-    v.network = sensors_.network(processes);
+    v.bandwidth = sensing_.sensors().bandwidth(processes);
+    v.network = sensing_.sensors().network(processes);
     v.rate = j.rate;
     if (j.gang != 0 && u.members.size() > 1) {
       // A job of several processes: what they ask for together, the allocation they share. A rank's speedup
@@ -395,8 +395,7 @@ void Daemon::apply(const Proposal& p, const Settled& st) {
       j.sensor_mark.open = false;
     }
   }
-  partners_ = st.partners;
-  grouping_ = !p.decision.co_schedule.empty();
+  sensing_.set_groups(st.partners, !p.decision.co_schedule.empty());
   for (const auto& [id, count] : st.job_allocation) {
     if (auto g = gangs_.find(id); g != gangs_.end()) {
       g->second.allocation = count;

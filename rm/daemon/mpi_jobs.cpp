@@ -30,13 +30,13 @@ bool valid_key(const char* key, std::size_t max, std::string& out) {
 
 void Daemon::handle_register_rank(Conn& c, const wire::Frame& f) {
   auto refuse = [&](const std::string& why) {
-    COSCHED_THROTTLED(peer_log_, rm, warn, "registration from pid {} refused: {}", c.pid, why);
+    COSCHED_THROTTLED(server_.peer_log(), rm, warn, "registration from pid {} refused: {}", c.pid, why);
     c.closing = true;
-    queue_reply(c, proto::MsgType::refused, why);
+    server_.queue_reply(c, proto::MsgType::refused, why);
   };
   if (c.job >= 0) {
-    COSCHED_THROTTLED(peer_log_, rm, warn, "pid {}: second registration refused: already job {}", c.pid, c.job);
-    queue_reply(c, proto::MsgType::refused, "already registered as job " + std::to_string(c.job));
+    COSCHED_THROTTLED(server_.peer_log(), rm, warn, "pid {}: second registration refused: already job {}", c.pid, c.job);
+    server_.queue_reply(c, proto::MsgType::refused, "already registered as job " + std::to_string(c.job));
     return;
   }
   if (f.payload.size() != sizeof(proto::RegisterRankBody)) {

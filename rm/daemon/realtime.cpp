@@ -16,7 +16,7 @@
 #include <cstring>
 
 #include "cosched/log.hpp"
-#include "daemon.hpp"
+#include "realtime.hpp"
 
 namespace cosched::rm {
 
@@ -41,32 +41,32 @@ extern "C" void on_rttime_exceeded(int /*sig*/) {
 
 }  // namespace
 
-void Daemon::enter_realtime() {
-  if (cfg_.rt_priority <= 0) return;
+void RealtimePriority::enter(int priority) {
+  if (priority <= 0) return;
   struct sigaction sa{};
   sa.sa_handler = &on_rttime_exceeded;
   sigemptyset(&sa.sa_mask);
   rlimit rl{kRtSoftLimitUs, kRtHardLimitUs};
   if (::sigaction(SIGXCPU, &sa, nullptr) != 0 || ::setrlimit(RLIMIT_RTTIME, &rl) != 0) {
     COSCHED_WARN(rm, "--rt-priority {}: cannot set the RLIMIT_RTTIME guard ({}); staying at normal priority",
-                 cfg_.rt_priority, std::strerror(errno));
+                 priority, std::strerror(errno));
     return;
   }
   // SCHED_RESET_ON_FORK: what the RM starts (scontrol, calibration runs) gets normal scheduling.
   sched_param p{};
-  p.sched_priority = cfg_.rt_priority;
+  p.sched_priority = priority;
   if (::sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &p) != 0) {
-    COSCHED_WARN(rm, "--rt-priority {}: {}; staying at normal priority", cfg_.rt_priority, std::strerror(errno));
+    COSCHED_WARN(rm, "--rt-priority {}: {}; staying at normal priority", priority, std::strerror(errno));
     return;
   }
-  realtime_ = true;
+  active_ = true;
   COSCHED_INFO(rm, "running at SCHED_FIFO priority {} (back to normal after {} ms without blocking)",
-               cfg_.rt_priority, kRtSoftLimitUs / 1000);
+               priority, kRtSoftLimitUs / 1000);
 }
 
-void Daemon::check_realtime() {
-  if (!realtime_ || g_rt_demoted == 0) return;
-  realtime_ = false;
+void RealtimePriority::check() {
+  if (!active_ || g_rt_demoted == 0) return;
+  active_ = false;
   COSCHED_ERROR(rm, "ran {} ms at real-time priority without blocking: back to normal scheduling for good",
                 kRtSoftLimitUs / 1000);
 }

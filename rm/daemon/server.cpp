@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "cosched/log.hpp"
-#include "daemon.hpp"
+#include "server.hpp"
 
 namespace cosched::rm {
 namespace {
@@ -43,14 +43,19 @@ bool user_in_group(uid_t uid, gid_t gid, const std::string& name) {
 
 }  // namespace
 
-void Daemon::watch(int fd, std::uint32_t events) {
+void watch_fd(int epfd, int fd, std::uint32_t events) {
   epoll_event ev{};
   ev.events = events;
   ev.data.fd = fd;
-  if (::epoll_ctl(epfd_, EPOLL_CTL_MOD, fd, &ev) != 0) ::epoll_ctl(epfd_, EPOLL_CTL_ADD, fd, &ev);
+  if (::epoll_ctl(epfd, EPOLL_CTL_MOD, fd, &ev) != 0) ::epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev);
 }
 
-Status Daemon::prepare_socket_dir() const {
+Server::~Server() {
+  if (spare_fd_ >= 0) ::close(spare_fd_);
+  if (listen_fd_ >= 0) ::close(listen_fd_);
+}
+
+Status Server::prepare_socket_dir() const {
   // Whoever owns the socket's directory can replace the socket with one of their own and impersonate the
   // RM to every client (the non-root default /tmp/cosched-<uid>/ can be created by anyone first). So the
   // directory is created 0700 (0710 and the group's with --socket-group, so members can reach the socket),
@@ -92,7 +97,8 @@ Status Daemon::prepare_socket_dir() const {
   return {};
 }
 
-Status Daemon::open_socket() {
+Status Server::open(int epfd) {
+  epfd_ = epfd;
   const std::string& path = cfg_.socket;
   sockaddr_un addr{};
   if (path.size() >= sizeof addr.sun_path) return make_error(Errc::invalid_argument, "socket path too long: " + path);
@@ -163,24 +169,24 @@ Status Daemon::open_socket() {
     }
     socket_created_ = true;
   }
-  watch(listen_fd_, EPOLLIN);
+  watch_fd(epfd_, listen_fd_, EPOLLIN);
   return {};
 }
 
-bool Daemon::authorised(const Conn& c) const {
+bool Server::authorised(const Conn& c) const {
   if (c.uid == 0 || c.uid == ::geteuid() || cfg_.all_users) return true;
   if (cfg_.socket_group.empty()) return false;
   group* g = ::getgrnam(cfg_.socket_group.c_str());
   return g != nullptr && c.gid == g->gr_gid;
 }
 
-bool Daemon::is_admin(const Conn& c) const {
+bool Server::is_admin(const Conn& c) const {
   if (c.uid == 0 || c.uid == ::geteuid()) return true;
   if (cfg_.admin_group.empty()) return false;
   return user_in_group(c.uid, c.gid, cfg_.admin_group);
 }
 
-void Daemon::on_accept() {
+void Server::on_accept() {
   for (;;) {
     int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
     if (fd < 0) {
@@ -200,7 +206,7 @@ void Daemon::on_accept() {
     c.pid = cred.pid;
     c.uid = cred.uid;
     c.gid = cred.gid;
-    c.progress_at = now();
+    c.progress_at = on_.now();
     if (!authorised(c)) {
       COSCHED_THROTTLED(peer_log_, rm, warn,
                         "refused connection from pid {} uid {}: only uid {}, root{} may use this RM", c.pid, c.uid,
@@ -211,11 +217,11 @@ void Daemon::on_accept() {
       continue;
     }
     conns_.emplace(fd, std::move(c));
-    watch(fd, EPOLLIN);
+    watch_fd(epfd_, fd, EPOLLIN);
   }
 }
 
-void Daemon::on_readable(Conn& c) {
+void Server::on_readable(Conn& c) {
   const int fd = c.fd;
   char buf[16384];
   bool eof = false;
@@ -235,49 +241,45 @@ void Daemon::on_readable(Conn& c) {
     if (st == wire::RecvStatus::closed) break;  // need more bytes
     if (st != wire::RecvStatus::ok) {
       COSCHED_THROTTLED(peer_log_, rm, error, "dropping connection from pid {}: {}", c.pid, wire::to_string(st));
-      std::string why = std::string("protocol error: ") + wire::to_string(st);
-      wire::send_frame(fd, proto::MsgType::refused, why.data(), static_cast<std::uint32_t>(why.size()));
-      if (c.job >= 0) {
-        depart(c.job, "protocol error");  // closes the connection too
-      } else {
-        close_conn(fd);
-      }
-      return;
+      return refuse_and_drop(c, std::string("protocol error: ") + wire::to_string(st), "protocol error");
     }
-    c.progress_at = now();
-    switch (f.type) {
-      case proto::MsgType::register_job: handle_register(c, f); break;
-      case proto::MsgType::register_rank: handle_register_rank(c, f); break;
-      case proto::MsgType::ctl_request: handle_ctl(c, f); break;
-      default: {
-        COSCHED_THROTTLED(peer_log_, rm, error, "dropping connection from pid {}: unexpected message type {}", c.pid,
-                          static_cast<unsigned>(f.type));
-        // The same answer as any other protocol error: the peer learns why before the connection closes.
-        std::string why = "protocol error: unexpected message type " + std::to_string(static_cast<unsigned>(f.type));
-        wire::send_frame(fd, proto::MsgType::refused, why.data(), static_cast<std::uint32_t>(why.size()));
-        if (c.job >= 0) {
-          depart(c.job, "protocol error");
-        } else {
-          close_conn(fd);
-        }
-        return;
-      }
+    c.progress_at = on_.now();
+    if (!on_.frame(c, f)) {
+      COSCHED_THROTTLED(peer_log_, rm, error, "dropping connection from pid {}: unexpected message type {}", c.pid,
+                        static_cast<unsigned>(f.type));
+      // The same answer as any other protocol error: the peer learns why before the connection closes.
+      return refuse_and_drop(
+          c, "protocol error: unexpected message type " + std::to_string(static_cast<unsigned>(f.type)),
+          "protocol error");
     }
     if (conns_.find(fd) == conns_.end()) return;  // the handler closed it
   }
   if (eof) {
     if (c.job >= 0) {
-      depart(c.job, "connection closed");
+      on_.job_lost(c.job, "connection closed");
     } else if (c.out.empty()) {
-      close_conn(fd);
+      close(fd);
     } else {
       c.closing = true;
-      watch(fd, EPOLLOUT);  // the peer is gone for reading: only flush what is left
+      watch_fd(epfd_, fd, EPOLLOUT);  // the peer is gone for reading: only flush what is left
     }
   }
 }
 
-void Daemon::queue_reply(Conn& c, proto::MsgType type, const std::string& payload) {
+void Server::refuse_and_drop(Conn& c, const std::string& why, const char* departure) {
+  wire::send_frame(c.fd, proto::MsgType::refused, why.data(), static_cast<std::uint32_t>(why.size()));
+  end(c, departure);
+}
+
+void Server::end(Conn& c, const char* why) {
+  if (c.job >= 0) {
+    on_.job_lost(c.job, why);  // the daemon departs the job, which closes the connection
+  } else {
+    close(c.fd);
+  }
+}
+
+void Server::queue_reply(Conn& c, proto::MsgType type, const std::string& payload) {
   proto::FrameHeader h{proto::kMagic, proto::kVersion, static_cast<std::uint16_t>(type),
                        static_cast<std::uint32_t>(payload.size()), 0};
   c.out.append(reinterpret_cast<const char*>(&h), sizeof h);
@@ -285,7 +287,7 @@ void Daemon::queue_reply(Conn& c, proto::MsgType type, const std::string& payloa
   on_writable(c);
 }
 
-void Daemon::on_writable(Conn& c) {
+void Server::on_writable(Conn& c) {
   while (!c.out.empty()) {
     ssize_t w = ::send(c.fd, c.out.data(), c.out.size(), MSG_NOSIGNAL);
     if (w < 0) {
@@ -296,30 +298,49 @@ void Daemon::on_writable(Conn& c) {
       break;
     }
     c.out.erase(0, static_cast<std::size_t>(w));
-    c.progress_at = now();
+    c.progress_at = on_.now();
   }
   if (c.out.empty() && c.closing) {
     // Nothing left to flush: close now. Waiting for EPOLLOUT on an empty buffer would wake the loop for
     // ever (a level-triggered writable socket is always ready).
-    if (c.job >= 0) {
-      depart(c.job, "connection closed");
-    } else {
-      close_conn(c.fd);
-    }
-    return;
+    return end(c, "connection closed");
   }
   if (c.closing) {
-    watch(c.fd, EPOLLOUT);
+    watch_fd(epfd_, c.fd, EPOLLOUT);
   } else {
-    watch(c.fd, c.out.empty() ? EPOLLIN : (EPOLLIN | EPOLLOUT));
+    watch_fd(epfd_, c.fd, c.out.empty() ? EPOLLIN : (EPOLLIN | EPOLLOUT));
   }
 }
 
-void Daemon::close_conn(int fd) {
+void Server::close(int fd) {
   ::epoll_ctl(epfd_, EPOLL_CTL_DEL, fd, nullptr);
   ::close(fd);
   conns_.erase(fd);
   resume_accepting();  // an fd is free again
+}
+
+bool Server::on_event(int fd, std::uint32_t events) {
+  if (fd == listen_fd_) {
+    on_accept();
+    return true;
+  }
+  auto c = conns_.find(fd);
+  if (c == conns_.end()) return false;
+  if (events & EPOLLOUT) on_writable(c->second);
+  if (auto again = conns_.find(fd); again != conns_.end() && (events & (EPOLLIN | EPOLLHUP | EPOLLERR))) {
+    on_readable(again->second);
+  }
+  return true;
+}
+
+void Server::shut() {
+  while (!conns_.empty()) close(conns_.begin()->first);
+  if (listen_fd_ >= 0) {
+    ::close(listen_fd_);
+    listen_fd_ = -1;
+  }
+  if (socket_created_) ::unlink(cfg_.socket.c_str());
+  socket_created_ = false;
 }
 
 }  // namespace cosched::rm

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "cosched/log.hpp"
-#include "daemon.hpp"
+#include "server.hpp"
 
 namespace cosched::rm {
 
@@ -22,7 +22,7 @@ namespace {
 constexpr int kShedPerWakeup = 64;
 }  // namespace
 
-void Daemon::raise_fd_limit() {
+void raise_fd_limit() {
   // A job holds three fds in the RM (connection, pidfd, arena memfd): the usual soft limit of 1024 would
   // cap the RM near 330 jobs where the hard limit allows more. The RM uses epoll, so no FD_SETSIZE bound.
   rlimit rl{};
@@ -34,20 +34,20 @@ void Daemon::raise_fd_limit() {
   }
 }
 
-void Daemon::raise_priority() {
+void raise_priority(int nice) {
   // The RM's work is small but latency-bound: a starting job waits for its registration reply and runs
   // unmanaged after COSCHED_CONNECT_TIMEOUT_MS. Among hundreds of CPU-bound jobs a nice-0 RM waited that
   // long for the CPU (138 of 256 jobs ran natively); at --nice -10 none did. Without the privilege the RM
   // keeps the niceness it was given.
   errno = 0;
   const int was = ::getpriority(PRIO_PROCESS, 0);
-  if (errno != 0 || cfg_.nice == was) return;
-  if (::setpriority(PRIO_PROCESS, 0, cfg_.nice) != 0) {
-    COSCHED_DEBUG(rm, "cannot set niceness {} ({}); keeping {}", cfg_.nice, std::strerror(errno), was);
+  if (errno != 0 || nice == was) return;
+  if (::setpriority(PRIO_PROCESS, 0, nice) != 0) {
+    COSCHED_DEBUG(rm, "cannot set niceness {} ({}); keeping {}", nice, std::strerror(errno), was);
   }
 }
 
-void Daemon::shed_connections() {
+void Server::shed_connections() {
   // Out of fds (EMFILE/ENFILE): the waiting peer keeps the listening socket readable, and epoll would wake
   // the loop for ever (100 % CPU). The spare fd makes room to accept each waiting peer, tell it why, and
   // close it; if even that fails, the socket is left out of epoll until a connection closes or a quantum.
@@ -73,25 +73,25 @@ void Daemon::shed_connections() {
   }
 }
 
-void Daemon::pause_accepting() {
+void Server::pause_accepting() {
   if (accept_paused_ || listen_fd_ < 0) return;
   ::epoll_ctl(epfd_, EPOLL_CTL_DEL, listen_fd_, nullptr);
   accept_paused_ = true;
 }
 
-void Daemon::resume_accepting() {
+void Server::resume_accepting() {
   if (spare_fd_ < 0) spare_fd_ = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
   if (!accept_paused_ || listen_fd_ < 0) return;
   accept_paused_ = false;
-  watch(listen_fd_, EPOLLIN);
+  watch_fd(epfd_, listen_fd_, EPOLLIN);
 }
 
-void Daemon::drop_stalled_connections() {
+void Server::drop_stalled() {
   // A registered job's connection is idle by design (it only waits for the RM to go away). Anything else
   // must make progress: a control client sends its request at once and reads its reply; a peer that leaves
   // a frame half-sent, says nothing, or does not read, holds an fd and memory for nothing.
   const double limit = cfg_.client_timeout_ms / 1000.0;
-  const double t = now();
+  const double t = on_.now();
   std::vector<int> stalled;
   for (const auto& [fd, c] : conns_) {
     const bool owes = c.job < 0 || c.reader.buffered() > 0 || !c.out.empty();
@@ -110,11 +110,7 @@ void Daemon::drop_stalled_connections() {
       std::string why = std::string("timed out: ") + what;
       wire::send_frame(fd, proto::MsgType::refused, why.data(), static_cast<std::uint32_t>(why.size()));
     }
-    if (c.job >= 0) {
-      depart(c.job, "connection stalled");
-    } else {
-      close_conn(fd);
-    }
+    end(c, "connection stalled");
   }
 }
 
