@@ -1,4 +1,5 @@
 #include "daemon.hpp"
+#include "time_sharing.hpp"
 
 #include "rm/decision/core_trace.hpp"
 
@@ -212,7 +213,7 @@ void Daemon::on_quantum() {
   server_.drop_stalled();
   server_.resume_accepting();  // after a pause for lack of fds: try again once per quantum
   poll_reports();
-  track_suspended();  // the quantum's decision below acts on it
+  track_suspended(jobs_, now());  // the quantum's decision below acts on it
   for (auto& [id, j] : jobs_) enforcer_->refresh(j);
   enforcer_->tidy();
   stopper_->tidy();
@@ -233,7 +234,7 @@ void Daemon::stop_all() {
   for (auto& [id, j] : jobs_) ids.push_back(id);
   for (auto id : ids) {
     auto& j = jobs_.at(id);
-    release_stop(j);  // never leave a job stopped (time-sharing policies stop jobs)
+    release_stop(*stopper_, j);  // never leave a job stopped (time-sharing policies stop jobs)
     enforcer_->release(j);
     if (j.conn_fd >= 0) server_.close(j.conn_fd);  // the job's watcher sees EOF: native team size and mask
     if (j.pidfd >= 0) ::close(j.pidfd);

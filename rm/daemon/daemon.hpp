@@ -5,7 +5,8 @@
 // Split by concern: daemon.cpp (loop, start/stop), daemon_jobs.cpp (admission, departure, reports,
 // decide-and-apply), daemon_ctl.cpp (control requests, status JSON); and rooms of their own that it holds:
 // Server (server.hpp: the socket, connections, framing, peer limits), Sensing (sensing.hpp: the sensors
-// and their intervals), RealtimePriority (realtime.hpp).
+// and their intervals), time sharing (time_sharing.hpp: stops, resumes, jobs stopped from outside),
+// RealtimePriority (realtime.hpp).
 #pragma once
 
 #include <sys/types.h>
@@ -87,7 +88,6 @@ class Daemon {
   // Admits one process; `key` non-empty makes it a member of that job (mpi_jobs.cpp). Returns false when refused.
   void admit(Conn& c, RegisterRequest body, const std::string& key, int rank);
   void confine_admitted();
-  bool track_suspended();  // suspended.cpp: true when a job was stopped or continued since the last call
   void depart(policy::JobId id, const std::string& why);
   void poll_reports();
   bool read_estimates(Job& j);
@@ -101,7 +101,6 @@ class Daemon {
   void apply(const Proposal& p, const Settled& st);
   void log_decision(const Settled& st);
   void trace(const nlohmann::json& record);  // --core-trace: one line, flushed (a test reads it while we run)
-  void remember_why(Job& j, const std::string& event, int from, int to, const std::string& reason);
   void note_team(Job& j, const ArenaProgress& p);
   // A baseline by narrowing (narrowing.cpp): follows the job's request, and the CPUs a job runs on given the
   // allocation the policy decided.
@@ -141,13 +140,6 @@ class Daemon {
   // Stops every member or none (a member writing its report defers them all: a rank never spins while its
   // partner is stopped). Returns whether they were stopped.
   bool stop_unit(Unit& u, const std::string& reason);
-
-  // time_sharing.cpp: the policy's `runnable`, applied
-  // `writing_checked`: the caller checked the job's report seqlock already (stop_unit, for all its processes
-  // at once), so a write begun since then does not defer this stop.
-  bool stop_job(Job& j, const std::string& reason, bool writing_checked = false);
-  void resume_job(Job& j, const std::string& reason);
-  void release_stop(Job& j);
 
   // daemon_ctl.cpp
   void handle_ctl(Conn& c, const wire::Frame& f);

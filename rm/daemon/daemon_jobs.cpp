@@ -15,13 +15,13 @@
 #include "rm/placement/rank_split.hpp"
 #include "rm/slurm/slurm_confinement.hpp"
 #include "register_body.hpp"
+#include "time_sharing.hpp"
 #include "rm/decision/core_trace.hpp"
 
 namespace cosched::rm {
 
 namespace {
 
-constexpr std::size_t kWhyDepth = 32;
 constexpr std::size_t kDepartedKept = 256;
 
 int pidfd_open(pid_t pid) { return static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)); }
@@ -157,7 +157,7 @@ void Daemon::depart(policy::JobId id, const std::string& why) {
   auto it = jobs_.find(id);
   if (it == jobs_.end()) return;
   Job& j = it->second;
-  release_stop(j);  // first: the cpuset release tells the guard to forget the job altogether
+  release_stop(*stopper_, j);  // first: the cpuset release tells the guard to forget the job altogether
   enforcer_->release(j);
   if (j.pidfd >= 0) {
     ::epoll_ctl(epfd_, EPOLL_CTL_DEL, j.pidfd, nullptr);
@@ -166,7 +166,7 @@ void Daemon::depart(policy::JobId id, const std::string& why) {
   }
   if (j.conn_fd >= 0 && server_.has(j.conn_fd)) server_.close(j.conn_fd);
   COSCHED_INFO(rm, "job {} (pid {}) left: {}; {} CPU(s) freed", id, j.pid, why, j.allocation);
-  remember_why(j, "departure", j.allocation, 0, why);
+  remember_why(j, now(), "departure", j.allocation, 0, why);
   const double wall_now = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
   accounting_.record(j, why, now(), wall_now,
                      {{"policy", policy_->name()}, {"rm_pid", ::getpid()}, {"socket", cfg_.socket}});
@@ -260,7 +260,7 @@ void Daemon::poll_reports() {
     if (!read_estimates(j)) continue;
     const ChosenEstimate c = choose_estimate(j.measured, j.efficiency.estimate, j.allocation, j.measured_below);
     if (c.note != j.estimate_note) {
-      if (!c.note.empty()) remember_why(j, "estimate", j.allocation, j.allocation, c.note);
+      if (!c.note.empty()) remember_why(j, now(), "estimate", j.allocation, j.allocation, c.note);
       j.estimate_note = c.note;
     }
     j.measured_failed = c.measured_failed;
@@ -407,7 +407,7 @@ void Daemon::apply(const Proposal& p, const Settled& st) {
     j.policy_state = a.state;
     if (!a.running) continue;
     if (!a.moved) {
-      if (!a.why.empty()) remember_why(j, event, j.allocation, j.allocation, a.why);
+      if (!a.why.empty()) remember_why(j, now(), event, j.allocation, j.allocation, a.why);
       continue;
     }
     j.sensor_mark.open = false;  // an interval is sampled on one allocation only
@@ -415,7 +415,7 @@ void Daemon::apply(const Proposal& p, const Settled& st) {
     j.allocation = a.count;
     j.cpus = a.cpus;
     note_cpus(j, now(), a.count);
-    remember_why(j, event, a.from, a.count, a.why);
+    remember_why(j, now(), event, a.from, a.count, a.why);
     COSCHED_INFO(policy, "job {}: {} → {} CPU(s) [{}] ({})", j.id, a.from, a.count, a.cpus.to_string(), a.why);
   }
   // Resumed once every process has its CPUs and team: the ranks of a job continue back to back, with no
@@ -423,7 +423,7 @@ void Daemon::apply(const Proposal& p, const Settled& st) {
   for (const ProcessAction& a : st.processes) {
     if (!a.resumed) continue;
     Job& j = jobs_.at(a.id);
-    resume_job(j, !a.reason.empty() ? a.reason : "policy");
+    resume_job(*stopper_, j, !a.reason.empty() ? a.reason : "policy", now());
     COSCHED_DEBUG(policy, "job {}: resumed on {} CPU(s) [{}]", j.id, j.allocation, j.cpus.to_string());
   }
   may_start_ = st.may_start;
@@ -481,7 +481,7 @@ void Daemon::follow_check(Job& j) {
   if (wanted == j.baseline_check) return;
   j.baseline_check = wanted;
   j.arena->set_baseline_wanted(wanted);
-  remember_why(j, "check", j.allocation, j.allocation,
+  remember_why(j, now(), "check", j.allocation, j.allocation,
                wanted ? "a baseline check could change the policy's decision: it may run"
                       : fmt::format("no baseline check: its waiting-time efficiency {:.2f} at {} bounds its true "
                                     "one, and no check could change the policy's decision",
@@ -506,7 +506,7 @@ void Daemon::follow_sharing(const policy::Snapshot& s) {
   for (auto& [id, j] : jobs_) {
     j.arena->set_baseline_waits(!sharing);
     if (!baseline_wanted()) continue;
-    remember_why(j, "sharing", j.allocation, j.allocation,
+    remember_why(j, now(), "sharing", j.allocation, j.allocation,
                  !sharing ? "alone: its SelfAnalyzer baseline waits"
                  : others ? "another job runs: its SelfAnalyzer baseline may run"
                           : "a job waits for admission: its SelfAnalyzer baseline may run");
@@ -539,26 +539,21 @@ void Daemon::note_team(Job& j, const ArenaProgress& p) {
   if (p.team_mode != before.team_mode && p.team_mode != proto::TeamMode::unknown) {
     const std::string mode = proto::team_mode_name(p.team_mode);
     COSCHED_INFO(rm, "job {}: team {}", j.id, mode);
-    remember_why(j, "team", j.allocation, j.allocation, "team " + mode);
+    remember_why(j, now(), "team", j.allocation, j.allocation, "team " + mode);
   }
   if (p.restarts > before.restarts) {
-    remember_why(j, "measurement", j.allocation, j.allocation,
+    remember_why(j, now(), "measurement", j.allocation, j.allocation,
                  std::string("measurement restarted: ") + proto::measure_restart_name(p.restart_reason));
   }
   const bool differs = p.last_team > 0 && p.last_team != j.allocation;
   if (differs != j.team_differs) {
     j.team_differs = differs;
     if (differs) {
-      remember_why(j, "team", j.allocation, j.allocation,
+      remember_why(j, now(), "team", j.allocation, j.allocation,
                    "formed team " + std::to_string(p.last_team) + " differs from the " + std::to_string(j.allocation) +
                        " CPU(s) granted (" + proto::team_mode_name(p.team_mode) + ")");
     }
   }
-}
-
-void Daemon::remember_why(Job& j, const std::string& event, int from, int to, const std::string& reason) {
-  j.why.push_back({now(), event, from, to, reason});
-  while (j.why.size() > kWhyDepth) j.why.pop_front();
 }
 
 }  // namespace cosched::rm

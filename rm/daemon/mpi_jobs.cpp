@@ -8,6 +8,7 @@
 
 #include "cosched/log.hpp"
 #include "daemon.hpp"
+#include "time_sharing.hpp"
 #include "register_body.hpp"
 
 namespace cosched::rm {
@@ -79,7 +80,7 @@ bool Daemon::stop_unit(Unit& u, const std::string& reason) {
   for (Job* m : u.members) {
     if (m->runnable && m->arena->job_writing()) {
       for (Job* n : u.members) {
-        remember_why(*n, "stop deferred", n->allocation, n->allocation,
+        remember_why(*n, now(), "stop deferred", n->allocation, n->allocation,
                      "a process of the job is writing its report; " + reason);
       }
       return false;
@@ -90,7 +91,7 @@ bool Daemon::stop_unit(Unit& u, const std::string& reason) {
   // are stopped (seen as one rank of a gang stopped without the other for a whole quantum).
   bool any = false;
   for (Job* m : u.members) {
-    if (m->runnable) any = stop_job(*m, reason, /*writing_checked=*/true) || any;
+    if (m->runnable) any = stop_job(*stopper_, *m, reason, now(), /*writing_checked=*/true) || any;
   }
   return any;
 }

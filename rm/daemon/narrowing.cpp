@@ -66,7 +66,7 @@ void Daemon::follow_narrowing(Job& j) {
       request != 0 ? "baseline by narrowing: " + std::to_string(n) + " of its " + std::to_string(j.allocation) +
                          " CPU(s) [" + set.to_string() + "], its team unchanged"
                    : "baseline by narrowing done: its " + std::to_string(j.allocation) + " CPU(s) back";
-  remember_why(j, "baseline", before, n, reason);
+  remember_why(j, now(), "baseline", before, n, reason);
   COSCHED_INFO(policy, "job {}: {} → {} CPU(s) ({})", j.id, before, n, reason);
 }
 

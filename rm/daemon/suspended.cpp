@@ -9,7 +9,7 @@
 #include <cstring>
 
 #include "cosched/log.hpp"
-#include "daemon.hpp"
+#include "time_sharing.hpp"
 
 namespace cosched::rm {
 
@@ -34,9 +34,9 @@ bool stopped(pid_t pid) {
 
 }  // namespace
 
-bool Daemon::track_suspended() {
+bool track_suspended(std::map<policy::JobId, Job>& jobs, double t) {
   bool changed = false;
-  for (auto& [id, j] : jobs_) {
+  for (auto& [id, j] : jobs) {
     // Only a job that made no progress since the last quantum can be stopped: the /proc read is skipped
     // for every job that is visibly running. A job the RM itself stopped is not "suspended".
     const bool idle = j.progress.regions == j.regions_seen;
@@ -48,10 +48,10 @@ bool Daemon::track_suspended() {
     if (now_stopped) {
       COSCHED_INFO(rm, "job {} (pid {}) was stopped by a signal: its {} CPU(s) are lent until it continues", id,
                    j.pid, j.allocation);
-      remember_why(j, "suspended", j.allocation, j.allocation, "stopped by a signal: its CPUs are lent to others");
+      remember_why(j, t, "suspended", j.allocation, j.allocation, "stopped by a signal: its CPUs are lent to others");
     } else {
       COSCHED_INFO(rm, "job {} (pid {}) continues", id, j.pid);
-      remember_why(j, "continued", j.allocation, j.allocation, "continued: it takes part in decisions again");
+      remember_why(j, t, "continued", j.allocation, j.allocation, "continued: it takes part in decisions again");
     }
   }
   return changed;

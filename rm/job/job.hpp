@@ -120,6 +120,14 @@ struct Job {
   double cpu_seconds = 0;
 };
 
+// One line of the job's `why` at RM time `t`; it keeps the newest kWhyDepth (our choice: a few minutes of
+// decisions at one a quantum, and what `cosched-ctl why` shows).
+inline constexpr std::size_t kWhyDepth = 32;
+inline void remember_why(Job& j, double t, const std::string& event, int from, int to, const std::string& reason) {
+  j.why.push_back({t, event, from, to, reason});
+  while (j.why.size() > kWhyDepth) j.why.pop_front();
+}
+
 // "slurm:<digits>" → the Slurm job id; -1 for any other key.
 inline std::int64_t slurm_job_id_of(const std::string& key) {
   constexpr std::string_view prefix = "slurm:";
