@@ -6,7 +6,7 @@
 // decide-and-apply), daemon_ctl.cpp (control requests, status JSON); and rooms of their own that it holds:
 // Server (server.hpp: the socket, connections, framing, peer limits), Sensing (sensing.hpp: the sensors
 // and their intervals), time sharing (time_sharing.hpp: stops, resumes, jobs stopped from outside),
-// RealtimePriority (realtime.hpp).
+// the job table's views (job_table.hpp), Admission (admission.hpp: jobs not registered yet), RealtimePriority (realtime.hpp).
 #pragma once
 
 #include <sys/types.h>
@@ -20,7 +20,9 @@
 #include <string>
 #include <vector>
 
+#include "admission.hpp"
 #include "config.hpp"
+#include "job_table.hpp"
 #include "rm/enforce/cpu_locks.hpp"
 #include "ctl_request.hpp"
 #include "cosched/log.hpp"
@@ -69,20 +71,6 @@ class Daemon {
   // The server's frames: registrations and control requests; false for any other message type.
   bool on_frame(Conn& c, const wire::Frame& f);
 
-  // One policy-visible job: a job of its own, or the processes (ranks) of a job of several, in rank order.
-  struct Unit {
-    policy::JobId id = 0;
-    std::vector<Job*> members;
-  };
-  // A job of several processes on this node (an MPI job): its key, members and what the policy gave it.
-  struct Gang {
-    uid_t uid = 0;
-    std::string key;
-    std::vector<policy::JobId> members;  // record ids, in registration order
-    int allocation = 0;
-    CpuSet cpus;
-  };
-
   // daemon_jobs.cpp
   void handle_register(Conn& c, const wire::Frame& f);
   // Admits one process; `key` non-empty makes it a member of that job (mpi_jobs.cpp). Returns false when refused.
@@ -97,7 +85,6 @@ class Daemon {
   // and its actions performed.
   void decide(policy::Event event, policy::JobId subject);
   policy::Snapshot snapshot(policy::Event event, policy::JobId subject);
-  [[nodiscard]] std::vector<CoreJob> core_jobs(const std::vector<Unit>& all) const;
   void apply(const Proposal& p, const Settled& st);
   void log_decision(const Settled& st);
   void trace(const nlohmann::json& record);  // --core-trace: one line, flushed (a test reads it while we run)
@@ -112,34 +99,20 @@ class Daemon {
   [[nodiscard]] bool baseline_wanted() const;          // the policy uses speedups (or --baseline says)
   [[nodiscard]] bool baseline_waits() const;  // --baseline auto and the job is alone (follow_sharing)
   void follow_sharing(const policy::Snapshot& s);
-  // The jobs waiting for admission, as the queuing system last said at may_start. It asks every few hundred
-  // milliseconds while any wait; a count older than kQueuedFreshS (our choice) means nobody asks any more.
-  [[nodiscard]] int queued_now() const;
-  // The jobs it has started that have not registered yet, as it said at the same question (Snapshot::starting).
-  [[nodiscard]] int starting_now() const;
-  static constexpr double kQueuedFreshS = 2.0;
   // The may_start answer with the starting jobs counted: the policy's rule on a copy of the policy.
   std::pair<bool, std::string> may_start_counting_starting();
   bool sharing_ = false;  // two jobs run or one waits (follow_sharing)
 
-  // slurm_arrivals.cpp: Slurm jobs announced by their prolog, not registered yet (docs/slurm.md)
+  // slurm_arrivals.cpp: a Slurm job announced by its prolog, not registered yet (docs/slurm.md): the answer
+  // is held at no until it registers (Admission::hold).
   void expect_slurm_job(std::int64_t slurm_job_id);
-  void registered_slurm_job(std::int64_t slurm_job_id);
-  // The policy's answer, held back while an announced Slurm job has not registered: the policy cannot count a
-  // job it has not seen, and slurmctld would start more on the stale answer (qsubmit waits the same way).
-  void hold_for_expected(bool& may_start, std::string& reason);
 
   // mpi_jobs.cpp: jobs of several processes (MPI ranks)
   void handle_register_rank(Conn& c, const wire::Frame& f);
-  std::vector<Unit> units();
-  [[nodiscard]] policy::JobId view_id(const Job& j) const { return j.gang != 0 ? j.gang : j.id; }
   // cosched-cluster's two requests (docs/architecture.md, "Clusters"): this node's jobs and the policy's local
   // candidates; the agreed order, applied at once.
   nlohmann::json cluster_local_json();
   nlohmann::json cluster_switch(const std::vector<policy::JobId>& order);
-  // Stops every member or none (a member writing its report defers them all: a rank never spins while its
-  // partner is stopped). Returns whether they were stopped.
-  bool stop_unit(Unit& u, const std::string& reason);
 
   // daemon_ctl.cpp
   void handle_ctl(Conn& c, const wire::Frame& f);
@@ -173,8 +146,8 @@ class Daemon {
   bool narrow_poll_armed_ = false;
   bool running_ = true;
 
-  std::map<policy::JobId, Job> jobs_;         // by id = admission order
-  std::map<policy::JobId, Gang> gangs_;       // jobs of several processes, by the id their processes share
+  JobTable jobs_;                             // by id = admission order
+  GangTable gangs_;                           // jobs of several processes, by the id their processes share
   std::map<int, policy::JobId> pidfds_;       // pidfd → job
   std::vector<policy::JobId> to_confine_;     // admitted in this event batch, confined after its replies
   std::map<policy::JobId, std::deque<WhyEntry>> departed_why_;  // `why` for recently departed jobs
@@ -184,14 +157,9 @@ class Daemon {
   policy::JobId next_id_ = 1;
   bool may_start_ = false;
   std::string may_start_reason_;
-  // Jobs waiting in the queuing system and jobs it started that have not registered, as its latest may_start
-  // said (Snapshot::queued, Snapshot::starting), and when.
-  int queued_ = 0;
-  int starting_ = 0;
-  double queued_at_ = -1;
+  Admission admission_;  // admission.hpp: jobs not registered yet
   std::uint64_t decisions_ = 0;
   policy::ClusterOrder cluster_;  // cosched-cluster's latest order (Snapshot::cluster)
-  std::map<std::int64_t, double> expected_;  // Slurm job id → when its prolog announced it
 };
 
 }  // namespace cosched::rm

@@ -298,7 +298,7 @@ std::pair<bool, std::string> Daemon::may_start_counting_starting() {
   // On a copy: a question must not change the policy's memory of the jobs (PDPA states, time-sharing turns).
   auto probe = policy_->clone();
   policy::Decision d = probe->decide(snapshot(policy::Event::query, -1));
-  hold_for_expected(d.may_start, d.may_start_reason);
+  admission_.hold(d.may_start, d.may_start_reason, now());
   return {d.may_start, std::move(d.may_start_reason)};
 }
 
@@ -307,15 +307,11 @@ json Daemon::answer_ctl(const Conn& c, const CtlRequest& req) {
     case CtlCmd::status: return status_json();
     case CtlCmd::may_start: {
       if (req.queued >= 0 || req.starting >= 0) {
-        queued_ = std::max(req.queued, 0);
-        // Trusted no further than the machine: more jobs starting than CPUs changes no rule's answer, and every
-        // decision for the next 2 s counts them.
-        starting_ = std::clamp(req.starting, 0, topo_.machine().cpus);
-        queued_at_ = now();
+        admission_.heard(req.queued, req.starting, topo_.machine().cpus, now());
       }
       // The latest decision's answer counts only registered jobs; one that counts the starting ones is worked
       // out now (qsubmit asks with them instead of waiting for each start to register).
-      auto [ok, reason] = starting_now() > 0 ? may_start_counting_starting() : std::pair{may_start_, may_start_reason_};
+      auto [ok, reason] = admission_.starting(now()) > 0 ? may_start_counting_starting() : std::pair{may_start_, may_start_reason_};
       return {{"ok", true}, {"may_start", ok}, {"reason", reason}, {"running", jobs_.size()}};
     }
     case CtlCmd::shutdown:

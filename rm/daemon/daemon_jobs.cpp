@@ -73,7 +73,7 @@ void Daemon::admit(Conn& c, RegisterRequest body, const std::string& key, int ra
     j.slurm_job_id = slurm_job_id_of(key);
     if (j.slurm_job_id >= 0) {
       read_slurm_confinement(j, topo_.cpus());
-      registered_slurm_job(j.slurm_job_id);
+      admission_.registered_slurm(j.slurm_job_id);
     }
     j.gang = j.id;
     for (auto& [gid, g] : gangs_) {
@@ -118,14 +118,7 @@ void Daemon::admit(Conn& c, RegisterRequest body, const std::string& key, int ra
   }
   sensing_.sensors().attach(id, j.pid);
   jobs_.emplace(id, std::move(j));
-  // The queuing system counted this job when it last asked may_start: among the jobs being started if it asked
-  // after starting it, else among the waiting ones (it starts a job on a yes). Until it asks again, one fewer
-  // of those. Only a new job, not a rank joining its job.
-  if (view == id && starting_ > 0) {
-    --starting_;
-  } else if (view == id && queued_ > 0) {
-    --queued_;
-  }
+  if (view == id) admission_.registered();  // a new job, not a rank joining its job
   // A rank joining its job makes the job bigger: an arrival of the job again, for the policy.
   decide(policy::Event::arrival, view);
 
@@ -286,100 +279,39 @@ policy::Snapshot Daemon::snapshot(policy::Event event, policy::JobId subject) {
   s.subject = subject;
   s.machine = topo_.machine();
   s.quantum = cfg_.quantum_ms / 1000.0;
-  s.queued = queued_now();
-  s.starting = starting_now();
+  s.queued = admission_.queued(s.now);
+  s.starting = admission_.starting(s.now);
   s.cluster = cluster_;
   s.jobs.reserve(jobs_.size());
-  for (const Unit& u : units()) {
+  for (const Unit& u : units(jobs_)) {
     const bool suspended = std::any_of(u.members.begin(), u.members.end(), [](const Job* m) { return m->suspended; });
     if (suspended) continue;  // stopped by a signal: it cannot use CPUs (suspended.cpp)
-    const Job& j = *u.members.front();
-    policy::JobView v;
-    v.id = u.id;
-    v.request = j.request;
-    v.allocation = j.allocation;
-    v.runnable = j.runnable;
-    v.arrival = j.arrival;
-    v.analyzing = j.progress.phase == proto::Phase::baseline || j.progress.phase == proto::Phase::measuring;
-    if (v.analyzing && j.analyzing_since >= 0) {
-      v.analyzing_since = j.analyzing_since;
-      v.analyzed_iterations = j.progress.iterations >= j.iterations_at_analyzing
-                                  ? j.progress.iterations - j.iterations_at_analyzing
-                                  : 0;
-    }
-    v.perf = j.perf;
-    if (!j.perf.valid) v.perf = policy::Perf{};  // a rejected first report is no report
-    v.history = j.history;
-    // The sensors follow processes: a job of several (MPI ranks) uses the sum of its processes' windows,
-    // sample by sample, for memory traffic as for network payload (sensors::sum_windows).
-    std::vector<policy::JobId> processes;
-    for (const Job* m : u.members) processes.push_back(m->id);
-    v.bandwidth = sensing_.sensors().bandwidth(processes);
-    v.network = sensing_.sensors().network(processes);
-    v.rate = j.rate;
-    if (j.gang != 0 && u.members.size() > 1) {
-      // A job of several processes: what they ask for together, the allocation they share. A rank's speedup
-      // is not the job's (measured at its share, with its partners' pace), so it reports none.
-      const Gang& g = gangs_.at(u.id);
-      v.request = 0;
-      for (const Job* m : u.members) v.request += m->request;
-      v.request = std::min(v.request, proto::kMaxCpus);
-      v.allocation = g.allocation;
-      v.analyzing = false;
-      v.analyzing_since = -1;
-      v.perf = policy::Perf{};
-      v.history.clear();
-    }
-    // Never more than Slurm let it use: a policy grants nothing placement could not place.
-    if (const CpuSet allowed = allowed_cpus(u.members); !allowed.empty()) {
-      v.request = std::min(v.request, allowed.count());
-    }
-    s.jobs.push_back(std::move(v));
+    s.jobs.push_back(job_view(u, gangs_, sensing_.sensors()));
   }
   return s;
-}
-
-// The job table as the decision core takes it (rm/decision/decision_core.hpp). A job stopped by a signal
-// from outside is left out: it cannot use CPUs, and keeps its allocation and CPU set, which placement may lend.
-std::vector<CoreJob> Daemon::core_jobs(const std::vector<Unit>& all) const {
-  std::vector<CoreJob> out;
-  out.reserve(all.size());
-  for (const Unit& u : all) {
-    if (std::any_of(u.members.begin(), u.members.end(), [](const Job* m) { return m->suspended; })) continue;
-    const Job& lead = *u.members.front();
-    CoreJob c;
-    c.id = u.id;
-    c.several = lead.gang != 0;
-    c.allocation = c.several ? gangs_.at(u.id).allocation : lead.allocation;
-    c.cpus = c.several ? gangs_.at(u.id).cpus : lead.cpus;
-    c.allowed = allowed_cpus(u.members);  // a Slurm job stays inside the CPUs Slurm gave it
-    for (const Job* m : u.members) c.processes.push_back({m->id, m->allocation, m->cpus, m->runnable, m->policy_state});
-    out.push_back(std::move(c));
-  }
-  return out;
 }
 
 void Daemon::decide(policy::Event event, policy::JobId subject) {
   const policy::Snapshot s = snapshot(event, subject);
   follow_sharing(s);
   ++decisions_;
-  std::vector<Unit> all = units();
-  std::vector<CoreJob> jobs = core_jobs(all);
+  std::vector<Unit> all = units(jobs_);
+  std::vector<CoreJob> jobs = core_jobs(all, gangs_);
   const std::vector<CoreJob> before = core_trace_.is_open() ? jobs : std::vector<CoreJob>{};
   const Proposal p = core_.propose(*policy_, s, jobs);
   std::vector<policy::JobId> stopped;
   for (const auto& [id, reason] : p.stops) {
     auto u = std::find_if(all.begin(), all.end(), [id = id](const Unit& x) { return x.id == id; });
-    if (!stop_unit(*u, reason)) continue;  // deferred: it runs on, and is placed with the others
+    if (!stop_unit(*stopper_, *u, reason, now())) continue;  // deferred: it runs on, and is placed with the others
     stopped.push_back(id);
     COSCHED_DEBUG(policy, "job {}: stopped ({})", id, reason);
   }
-  if (!stopped.empty()) jobs = core_jobs(all);
-  // An announced Slurm job not registered yet holds the policy's yes back (hold_for_expected).
+  if (!stopped.empty()) jobs = core_jobs(all, gangs_);
+  // An announced Slurm job not registered yet holds the policy's yes back (Admission::hold).
   std::optional<std::string> hold;
   bool may_start = p.decision.may_start;
   std::string reason = p.decision.may_start_reason;
-  hold_for_expected(may_start, reason);
+  admission_.hold(may_start, reason, now());
   if (may_start != p.decision.may_start) hold = reason;
   if (core_trace_.is_open()) trace(trace_decide(s, before, stopped, may_start_, hold));
   const Settled settled = core_.settle(p, jobs, {std::string(policy_->name()), may_start_, hold, true});
@@ -511,14 +443,6 @@ void Daemon::follow_sharing(const policy::Snapshot& s) {
                  : others ? "another job runs: its SelfAnalyzer baseline may run"
                           : "a job waits for admission: its SelfAnalyzer baseline may run");
   }
-}
-
-int Daemon::queued_now() const {
-  return queued_at_ >= 0 && now() - queued_at_ <= kQueuedFreshS ? queued_ : 0;
-}
-
-int Daemon::starting_now() const {
-  return queued_at_ >= 0 && now() - queued_at_ <= kQueuedFreshS ? starting_ : 0;
 }
 
 // The job's own account of its teams (rule 5 of docs/architecture.md, "Team sizes a program can observe"):

@@ -61,41 +61,6 @@ void Daemon::handle_register_rank(Conn& c, const wire::Frame& f) {
   admit(c, std::move(*base), key, body.rank);
 }
 
-std::vector<Daemon::Unit> Daemon::units() {
-  std::vector<Unit> out;
-  std::map<policy::JobId, std::size_t> at;  // job id → index in out
-  for (auto& [id, j] : jobs_) {  // admission order: a job's place is its first process's
-    const policy::JobId v = view_id(j);
-    auto [it, fresh] = at.emplace(v, out.size());
-    if (fresh) out.push_back(Unit{v, {}});
-    out[it->second].members.push_back(&j);
-  }
-  for (Unit& u : out) {
-    std::stable_sort(u.members.begin(), u.members.end(), [](const Job* a, const Job* b) { return a->rank < b->rank; });
-  }
-  return out;
-}
-
-bool Daemon::stop_unit(Unit& u, const std::string& reason) {
-  for (Job* m : u.members) {
-    if (m->runnable && m->arena->job_writing()) {
-      for (Job* n : u.members) {
-        remember_why(*n, now(), "stop deferred", n->allocation, n->allocation,
-                     "a process of the job is writing its report; " + reason);
-      }
-      return false;
-    }
-  }
-  // All or none: a process that began a write since the check above is stopped too (the check and the stop are
-  // never atomic; it costs that report's delay), never left running alone for a quantum while its partners
-  // are stopped (seen as one rank of a gang stopped without the other for a whole quantum).
-  bool any = false;
-  for (Job* m : u.members) {
-    if (m->runnable) any = stop_job(*stopper_, *m, reason, now(), /*writing_checked=*/true) || any;
-  }
-  return any;
-}
-
 // This node's jobs as the coordinator needs them: a key that names the job on every node (an MPI job's
 // launcher key; null for a job of its own, which only this node has), the CPUs it asks for, and the policy's
 // local candidates (MemBUS Algorithm 2) — computed on the same snapshot a decision would see, changing nothing.
@@ -129,7 +94,7 @@ nlohmann::json Daemon::cluster_switch(const std::vector<policy::JobId>& order) {
   ++cluster_.seq;
   decide(policy::Event::timer, -1);
   nlohmann::json running = nlohmann::json::array();
-  for (Unit& u : units()) {
+  for (Unit& u : units(jobs_)) {
     if (std::all_of(u.members.begin(), u.members.end(), [](const Job* m) { return m->runnable && !m->suspended; })) {
       running.push_back(u.id);
     }

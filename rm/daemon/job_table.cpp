@@ -1,0 +1,109 @@
+// The job table's views (job_table.hpp).
+#include "job_table.hpp"
+
+#include <algorithm>
+
+#include "rm/slurm/slurm_confinement.hpp"
+#include "time_sharing.hpp"
+
+namespace cosched::rm {
+
+std::vector<Unit> units(JobTable& jobs) {
+  std::vector<Unit> out;
+  std::map<policy::JobId, std::size_t> at;  // job id → index in out
+  for (auto& [id, j] : jobs) {  // admission order: a job's place is its first process's
+    const policy::JobId v = view_id(j);
+    auto [it, fresh] = at.emplace(v, out.size());
+    if (fresh) out.push_back(Unit{v, {}});
+    out[it->second].members.push_back(&j);
+  }
+  for (Unit& u : out) {
+    std::stable_sort(u.members.begin(), u.members.end(), [](const Job* a, const Job* b) { return a->rank < b->rank; });
+  }
+  return out;
+}
+
+bool stop_unit(Stopper& stopper, Unit& u, const std::string& reason, double t) {
+  for (Job* m : u.members) {
+    if (m->runnable && m->arena->job_writing()) {
+      for (Job* n : u.members) {
+        remember_why(*n, t, "stop deferred", n->allocation, n->allocation,
+                     "a process of the job is writing its report; " + reason);
+      }
+      return false;
+    }
+  }
+  // All or none: a process that began a write since the check above is stopped too (the check and the stop are
+  // never atomic; it costs that report's delay), never left running alone for a quantum while its partners
+  // are stopped (seen as one rank of a gang stopped without the other for a whole quantum).
+  bool any = false;
+  for (Job* m : u.members) {
+    if (m->runnable) any = stop_job(stopper, *m, reason, t, /*writing_checked=*/true) || any;
+  }
+  return any;
+}
+
+policy::JobView job_view(const Unit& u, const GangTable& gangs, const sensors::SensorSet& sensors) {
+  const Job& j = *u.members.front();
+  policy::JobView v;
+  v.id = u.id;
+  v.request = j.request;
+  v.allocation = j.allocation;
+  v.runnable = j.runnable;
+  v.arrival = j.arrival;
+  v.analyzing = j.progress.phase == proto::Phase::baseline || j.progress.phase == proto::Phase::measuring;
+  if (v.analyzing && j.analyzing_since >= 0) {
+    v.analyzing_since = j.analyzing_since;
+    v.analyzed_iterations = j.progress.iterations >= j.iterations_at_analyzing
+                                ? j.progress.iterations - j.iterations_at_analyzing
+                                : 0;
+  }
+  v.perf = j.perf;
+  if (!j.perf.valid) v.perf = policy::Perf{};  // a rejected first report is no report
+  v.history = j.history;
+  // The sensors follow processes: a job of several (MPI ranks) uses the sum of its processes' windows,
+  // sample by sample, for memory traffic as for network payload (sensors::sum_windows).
+  std::vector<policy::JobId> processes;
+  for (const Job* m : u.members) processes.push_back(m->id);
+  v.bandwidth = sensors.bandwidth(processes);
+  v.network = sensors.network(processes);
+  v.rate = j.rate;
+  if (j.gang != 0 && u.members.size() > 1) {
+    // A job of several processes: what they ask for together, the allocation they share. A rank's speedup
+    // is not the job's (measured at its share, with its partners' pace), so it reports none.
+    const Gang& g = gangs.at(u.id);
+    v.request = 0;
+    for (const Job* m : u.members) v.request += m->request;
+    v.request = std::min(v.request, proto::kMaxCpus);
+    v.allocation = g.allocation;
+    v.analyzing = false;
+    v.analyzing_since = -1;
+    v.perf = policy::Perf{};
+    v.history.clear();
+  }
+  // Never more than Slurm let it use: a policy grants nothing placement could not place.
+  if (const CpuSet allowed = allowed_cpus(u.members); !allowed.empty()) {
+    v.request = std::min(v.request, allowed.count());
+  }
+  return v;
+}
+
+std::vector<CoreJob> core_jobs(const std::vector<Unit>& all, const GangTable& gangs) {
+  std::vector<CoreJob> out;
+  out.reserve(all.size());
+  for (const Unit& u : all) {
+    if (std::any_of(u.members.begin(), u.members.end(), [](const Job* m) { return m->suspended; })) continue;
+    const Job& lead = *u.members.front();
+    CoreJob c;
+    c.id = u.id;
+    c.several = lead.gang != 0;
+    c.allocation = c.several ? gangs.at(u.id).allocation : lead.allocation;
+    c.cpus = c.several ? gangs.at(u.id).cpus : lead.cpus;
+    c.allowed = allowed_cpus(u.members);  // a Slurm job stays inside the CPUs Slurm gave it
+    for (const Job* m : u.members) c.processes.push_back({m->id, m->allocation, m->cpus, m->runnable, m->policy_state});
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+}  // namespace cosched::rm

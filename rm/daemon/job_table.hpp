@@ -1,0 +1,52 @@
+// The job table's views, a room of the daemon: the processes the RM holds (Job, by record id, in admission
+// order), grouped into the jobs a policy sees (Unit: a job of its own, or the ranks of a job of several), and
+// what the policy and the decision core are given of each. Pure functions of the table, for unit tests.
+#pragma once
+
+#include <sys/types.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "rm/decision/decision_core.hpp"
+#include "rm/enforce/stopper.hpp"
+#include "rm/job/job.hpp"
+#include "sensors/sensor_set.hpp"
+
+namespace cosched::rm {
+
+// One policy-visible job: a job of its own, or the processes (ranks) of a job of several, in rank order.
+struct Unit {
+  policy::JobId id = 0;
+  std::vector<Job*> members;
+};
+
+// A job of several processes on this node (an MPI job): its key, members and what the policy gave it.
+struct Gang {
+  uid_t uid = 0;
+  std::string key;
+  std::vector<policy::JobId> members;  // record ids, in registration order
+  int allocation = 0;
+  CpuSet cpus;
+};
+
+using JobTable = std::map<policy::JobId, Job>;
+using GangTable = std::map<policy::JobId, Gang>;
+
+// The id the policy knows a process by: its job of several, or its own.
+inline policy::JobId view_id(const Job& j) { return j.gang != 0 ? j.gang : j.id; }
+
+// The policy's jobs, in admission order (a job's place is its first process's), each one's processes in rank order.
+std::vector<Unit> units(JobTable& jobs);
+// What the policy sees of one job: a job of several asks for what its processes ask together and shares
+// their allocation; none asks for more CPUs than Slurm let it use.
+policy::JobView job_view(const Unit& u, const GangTable& gangs, const sensors::SensorSet& sensors);
+// The table as the decision core takes it (rm/decision/decision_core.hpp). A job stopped by a signal from
+// outside is left out: it cannot use CPUs, and keeps its allocation and CPU set, which placement may lend.
+std::vector<CoreJob> core_jobs(const std::vector<Unit>& all, const GangTable& gangs);
+// Stops every process of the job or none (one writing its report defers them all: a rank never spins while
+// its partner is stopped). Returns whether they were stopped.
+bool stop_unit(Stopper& stopper, Unit& u, const std::string& reason, double t);
+
+}  // namespace cosched::rm

@@ -1,0 +1,116 @@
+// The job table's views (rm/daemon/job_table.hpp): the policy's jobs in admission order with their ranks in
+// rank order, what a job of several asks for, Slurm's bound on a request, a job stopped from outside left
+// to placement, and the all-or-none stop of a job's processes.
+#include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "rm/daemon/job_table.hpp"
+
+namespace cosched::rm {
+namespace {
+
+Job process(policy::JobId id, policy::JobId gang, int rank, int request) {
+  Job j;
+  j.id = id;
+  j.gang = gang;
+  j.rank = rank;
+  j.request = request;
+  j.pid = ::getpid();
+  auto arena = ArenaHost::create(static_cast<std::uint32_t>(id));
+  EXPECT_TRUE(arena);
+  j.arena = std::move(*arena);
+  return j;
+}
+
+// Records stops; resumes and releases are not asked here.
+class CountingStopper : public Stopper {
+ public:
+  [[nodiscard]] std::string_view name() const override { return "counting"; }
+  Status stop(Job& /*job*/) override {
+    ++stops;
+    return {};
+  }
+  Status resume(Job& /*job*/) override { return {}; }
+  [[nodiscard]] bool stopped(const Job& /*job*/) const override { return false; }
+  void release(Job& /*job*/) override {}
+  int stops = 0;
+};
+
+// Job 1 of its own; job 2 of two ranks registered rank 1 first (records 2 and 3); job 4 of its own.
+JobTable table() {
+  JobTable t;
+  t.emplace(1, process(1, 0, 0, 2));
+  t.emplace(2, process(2, 2, 1, 3));
+  t.emplace(3, process(3, 2, 0, 4));
+  t.emplace(4, process(4, 0, 0, 1));
+  return t;
+}
+
+TEST(JobTable, UnitsAreInAdmissionOrderWithRanksInRankOrder) {
+  JobTable t = table();
+  auto u = units(t);
+  ASSERT_EQ(u.size(), 3U);
+  EXPECT_EQ(u[0].id, 1);
+  EXPECT_EQ(u[1].id, 2);
+  ASSERT_EQ(u[1].members.size(), 2U);
+  EXPECT_EQ(u[1].members[0]->id, 3);  // rank 0
+  EXPECT_EQ(u[1].members[1]->id, 2);  // rank 1
+  EXPECT_EQ(u[2].id, 4);
+  EXPECT_EQ(view_id(t.at(3)), 2);
+  EXPECT_EQ(view_id(t.at(4)), 4);
+}
+
+TEST(JobTable, AJobOfSeveralAsksForWhatItsRanksAskTogetherWithinSlurmsCpus) {
+  JobTable t = table();
+  GangTable g;
+  g[2] = Gang{0, "mpi:x", {2, 3}, 5, CpuSet::range(0, 4)};
+  sensors::SensorSet sensors;
+  auto u = units(t);
+  policy::JobView v = job_view(u[1], g, sensors);
+  EXPECT_EQ(v.id, 2);
+  EXPECT_EQ(v.request, 7);     // 3 + 4
+  EXPECT_EQ(v.allocation, 5);  // the allocation the ranks share
+  EXPECT_FALSE(v.perf.valid);  // a rank's speedup is not the job's
+  t.at(2).allowed = CpuSet::range(0, 2);
+  t.at(3).allowed = CpuSet::range(4, 5);
+  EXPECT_EQ(job_view(u[1], g, sensors).request, 5);  // Slurm gave the job CPUs 0-2 and 4-5
+}
+
+TEST(JobTable, AJobStoppedFromOutsideIsLeftToPlacement) {
+  JobTable t = table();
+  GangTable g;
+  g[2] = Gang{0, "mpi:x", {2, 3}, 5, CpuSet::range(0, 4)};
+  t.at(4).suspended = true;
+  auto cj = core_jobs(units(t), g);
+  ASSERT_EQ(cj.size(), 2U);
+  EXPECT_EQ(cj[0].id, 1);
+  EXPECT_FALSE(cj[0].several);
+  EXPECT_EQ(cj[1].id, 2);
+  EXPECT_TRUE(cj[1].several);
+  EXPECT_EQ(cj[1].allocation, 5);
+  EXPECT_EQ(cj[1].processes.size(), 2U);
+}
+
+TEST(JobTable, ARankWritingItsReportDefersTheStopOfEveryRank) {
+  JobTable t = table();
+  auto u = units(t);
+  void* p = mmap(nullptr, proto::kArenaSize, PROT_READ | PROT_WRITE, MAP_SHARED, t.at(2).arena->fd(), 0);
+  ASSERT_NE(p, MAP_FAILED);
+  auto* a = static_cast<proto::Arena*>(p);
+  a->job.seq.store(1);  // rank 1 mid-write
+  CountingStopper s;
+  EXPECT_FALSE(stop_unit(s, u[1], "quantum", 1.0));
+  EXPECT_EQ(s.stops, 0);
+  EXPECT_TRUE(t.at(3).runnable);
+  EXPECT_EQ(t.at(3).why.back().event, "stop deferred");  // both ranks say why
+  a->job.seq.store(2);
+  EXPECT_TRUE(stop_unit(s, u[1], "quantum", 2.0));
+  EXPECT_EQ(s.stops, 2);
+  EXPECT_FALSE(t.at(2).runnable);
+  EXPECT_FALSE(t.at(3).runnable);
+  munmap(p, proto::kArenaSize);
+}
+
+}  // namespace
+}  // namespace cosched::rm
