@@ -27,10 +27,11 @@ Daemon::Daemon(Config cfg)
       server_(cfg_, {[this](Conn& c, const wire::Frame& f) { return on_frame(c, f); },
                      [this](policy::JobId job, const std::string& why) { depart(job, why); },
                      [this] { return now(); }}),
+      baseline_(cfg_.baseline),
       t0_(std::chrono::steady_clock::now()) {}
 
 Daemon::~Daemon() {
-  for (int fd : {epfd_, signal_fd_, quantum_fd_, wake_fd_, narrow_fd_}) {
+  for (int fd : {epfd_, signal_fd_, quantum_fd_, wake_fd_}) {
     if (fd >= 0) ::close(fd);
   }
 }
@@ -103,8 +104,7 @@ Status Daemon::start() {
   signal_fd_ = ::signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
   quantum_fd_ = ::timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
   wake_fd_ = ::timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-  narrow_fd_ = ::timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-  if (epfd_ < 0 || signal_fd_ < 0 || quantum_fd_ < 0 || wake_fd_ < 0 || narrow_fd_ < 0) {
+  if (epfd_ < 0 || signal_fd_ < 0 || quantum_fd_ < 0 || wake_fd_ < 0 || !narrow_poll_.open()) {
     return make_error(Errc::io_error, std::string("event loop setup: ") + std::strerror(errno));
   }
   itimerspec q{};
@@ -115,7 +115,7 @@ Status Daemon::start() {
   watch_fd(epfd_, signal_fd_, EPOLLIN);
   watch_fd(epfd_, quantum_fd_, EPOLLIN);
   watch_fd(epfd_, wake_fd_, EPOLLIN);
-  watch_fd(epfd_, narrow_fd_, EPOLLIN);
+  watch_fd(epfd_, narrow_poll_.fd(), EPOLLIN);
 
   if (auto st = server_.open(epfd_); !st) return st;
   COSCHED_INFO(rm, "serving {} | policy {} | {} | enforcement {} | stopping {} | sensor {} | quantum {} ms",
@@ -160,10 +160,8 @@ void Daemon::loop_once(int timeout_ms) {
       while (::read(wake_fd_, &ticks, sizeof ticks) > 0) {
       }
       decide(policy::Event::timer, -1);
-    } else if (fd == narrow_fd_) {
-      std::uint64_t ticks;
-      while (::read(narrow_fd_, &ticks, sizeof ticks) > 0) {
-      }
+    } else if (fd == narrow_poll_.fd()) {
+      narrow_poll_.drain();
       poll_narrowed();
     } else if (auto p = pidfds_.find(fd); p != pidfds_.end()) {
       depart(p->second, "process exited");
@@ -219,6 +217,16 @@ void Daemon::on_quantum() {
   stopper_->tidy();
   decide(policy::Event::quantum, -1);
   sensing_.open(jobs_, now());
+}
+
+// The narrow timer: the requests of the jobs that run narrowed (narrowing.hpp).
+void Daemon::poll_narrowed() {
+  for (auto& [id, j] : jobs_) {
+    if (j.narrow_request == 0) continue;
+    note_team(j, j.arena->read_progress(), now());
+    follow_narrowing(*enforcer_, j, now());
+  }
+  narrow_poll_.arm(jobs_);  // a job that left while narrowed stops the timer here
 }
 
 void Daemon::arm_wake(double at) {

@@ -5,8 +5,9 @@
 // Split by concern: daemon.cpp (loop, start/stop), daemon_jobs.cpp (admission, departure, reports,
 // decide-and-apply), daemon_ctl.cpp (control requests, status JSON); and rooms of their own that it holds:
 // Server (server.hpp: the socket, connections, framing, peer limits), Sensing (sensing.hpp: the sensors
-// and their intervals), time sharing (time_sharing.hpp: stops, resumes, jobs stopped from outside),
-// the job table's views (job_table.hpp), Admission (admission.hpp: jobs not registered yet), RealtimePriority (realtime.hpp).
+// and their intervals), time sharing (time_sharing.hpp: stops, resumes, jobs stopped from outside), the
+// job table's views (job_table.hpp), narrowing (narrowing.hpp), BaselineSteering (baseline.hpp), Admission (admission.hpp: jobs not
+// registered yet), RealtimePriority (realtime.hpp).
 #pragma once
 
 #include <sys/types.h>
@@ -21,8 +22,10 @@
 #include <vector>
 
 #include "admission.hpp"
+#include "baseline.hpp"
 #include "config.hpp"
 #include "job_table.hpp"
+#include "narrowing.hpp"
 #include "rm/enforce/cpu_locks.hpp"
 #include "ctl_request.hpp"
 #include "cosched/log.hpp"
@@ -80,7 +83,6 @@ class Daemon {
   void poll_reports();
   bool read_estimates(Job& j);
   void write_slurm_comment(const Job& j, const nlohmann::json& report, bool leaving);
-  void follow_check(Job& j);  // the job's baseline only where it could change a decision
   // The snapshot, the decision core's two calls (rm/decision/decision_core.hpp) with the stops between them,
   // and its actions performed.
   void decide(policy::Event event, policy::JobId subject);
@@ -88,20 +90,10 @@ class Daemon {
   void apply(const Proposal& p, const Settled& st);
   void log_decision(const Settled& st);
   void trace(const nlohmann::json& record);  // --core-trace: one line, flushed (a test reads it while we run)
-  void note_team(Job& j, const ArenaProgress& p);
-  // A baseline by narrowing (narrowing.cpp): follows the job's request, and the CPUs a job runs on given the
-  // allocation the policy decided.
-  void follow_narrowing(Job& j);
-  void poll_narrowed();     // the narrow timer: the requests of the jobs that run narrowed
-  void arm_narrow_poll();   // the narrow timer runs while some job runs narrowed, and only then
-  [[nodiscard]] std::pair<int, CpuSet> running_set(const Job& j, int count, const CpuSet& cpus) const;
-  void publish_and_apply(Job& j, int from_count, int count, const CpuSet& cpus);
-  [[nodiscard]] bool baseline_wanted() const;          // the policy uses speedups (or --baseline says)
-  [[nodiscard]] bool baseline_waits() const;  // --baseline auto and the job is alone (follow_sharing)
-  void follow_sharing(const policy::Snapshot& s);
+  // The narrow timer: the requests of the jobs that run narrowed (narrowing.hpp).
+  void poll_narrowed();
   // The may_start answer with the starting jobs counted: the policy's rule on a copy of the policy.
   std::pair<bool, std::string> may_start_counting_starting();
-  bool sharing_ = false;  // two jobs run or one waits (follow_sharing)
 
   // slurm_arrivals.cpp: a Slurm job announced by its prolog, not registered yet (docs/slurm.md): the answer
   // is held at no until it registers (Admission::hold).
@@ -133,6 +125,7 @@ class Daemon {
   DecisionCore core_;
   std::unique_ptr<SlurmGate> gate_;  // --slurm-node: the policy's may_start applied to the Slurm node
   Sensing sensing_;  // sensing.hpp
+  BaselineSteering baseline_;
   DecisionLog log_;
   std::ofstream core_trace_;
   AccountingLog accounting_;
@@ -142,8 +135,7 @@ class Daemon {
   int signal_fd_ = -1;
   int quantum_fd_ = -1;
   int wake_fd_ = -1;
-  int narrow_fd_ = -1;          // narrowing.cpp: polls narrowed jobs between quanta
-  bool narrow_poll_armed_ = false;
+  NarrowPoll narrow_poll_;  // narrowing.hpp: polls narrowed jobs between quanta
   bool running_ = true;
 
   JobTable jobs_;                             // by id = admission order

@@ -144,8 +144,8 @@ json Daemon::job_json(const Job& j) const {
             {"cpu_wait", j.progress.cpu_wait >= 0 ? json(j.progress.cpu_wait) : json(nullptr)},
             {"contaminated_samples", j.progress.contaminated},
             {"phase", phase_name(j.progress.phase)},
-            // Its baseline waits while it is alone (--baseline auto; Daemon::follow_sharing).
-            {"baseline_waits", baseline_wanted() && baseline_waits()},
+            // Its baseline waits while it is alone (--baseline auto; BaselineSteering::follow_sharing).
+            {"baseline_waits", baseline_.wanted(*policy_) && baseline_.waits()},
             {"period", j.progress.period},
             // Whether the SelfAnalyzer found an iterative structure: true once it has a period; false when
             // it has none 1 s after arrival (one long region, or nothing that repeats: PDPA then counts the
@@ -244,7 +244,7 @@ json Daemon::status_json() const {
           {"pairs", [&] { auto r = policy_->pairs(); return r ? pairs_json(*r) : json(nullptr); }()},
           {"quantum_ms", cfg_.quantum_ms},
           {"realtime", realtime_.active() ? json(cfg_.rt_priority) : json(nullptr)},
-          {"baseline", baseline_wanted()},
+          {"baseline", baseline_.wanted(*policy_)},
           {"uptime_s", now()},
           {"rm_pid", ::getpid()},
           {"may_start", may_start_},
@@ -378,9 +378,9 @@ json Daemon::answer_ctl(const Conn& c, const CtlRequest& req) {
       policy_ = std::move(*next);
       if (core_trace_.is_open()) trace({{"policy", req.name}, {"same", same}, {"params", req.params}});
       for (auto& [id, j] : jobs_) {
-        j.baseline_check = baseline_wanted();
+        j.baseline_check = baseline_.wanted(*policy_);
         j.arena->set_baseline_wanted(j.baseline_check);
-        follow_check(j);
+        baseline_.follow_check(j, *policy_, now());
       }
       decide(policy::Event::param_change, -1);
       return status_json();

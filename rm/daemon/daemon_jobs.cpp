@@ -14,6 +14,7 @@
 #include "rm/enforce/slurm_node.hpp"
 #include "rm/placement/rank_split.hpp"
 #include "rm/slurm/slurm_confinement.hpp"
+#include "narrowing.hpp"
 #include "register_body.hpp"
 #include "time_sharing.hpp"
 #include "rm/decision/core_trace.hpp"
@@ -97,9 +98,9 @@ void Daemon::admit(Conn& c, RegisterRequest body, const std::string& key, int ra
   }
   j.arena = std::move(*arena);
   j.arena->set_baseline(baseline_cpus_for(cfg_, j.request));
-  j.baseline_check = baseline_wanted();
+  j.baseline_check = baseline_.wanted(*policy_);
   j.arena->set_baseline_wanted(j.baseline_check);
-  j.arena->set_baseline_waits(baseline_waits());
+  j.arena->set_baseline_waits(baseline_.waits());
   j.pidfd = pidfd_open(j.pid);
   if (auto st = enforcer_->attach(j); !st) {
     COSCHED_WARN(enforce, "job {}: cannot confine it ({}); it is scheduled by team size only", j.id, st.error().message);
@@ -247,8 +248,8 @@ bool Daemon::read_estimates(Job& j) {
 void Daemon::poll_reports() {
   std::vector<policy::JobId> fresh;
   for (auto& [id, j] : jobs_) {
-    note_team(j, j.arena->read_progress());
-    follow_narrowing(j);
+    note_team(j, j.arena->read_progress(), now());
+    if (follow_narrowing(*enforcer_, j, now())) narrow_poll_.arm(jobs_);
     if (!j.runnable) continue;  // stopped: no new report, and it may be frozen mid-write (time_sharing.cpp)
     if (!read_estimates(j)) continue;
     const ChosenEstimate c = choose_estimate(j.measured, j.efficiency.estimate, j.allocation, j.measured_below);
@@ -261,7 +262,7 @@ void Daemon::poll_reports() {
     j.perf = c.perf;
     note_estimate(j, c.perf);
     write_slurm_comment(j, cpu_report_of(j, now()), false);
-    follow_check(j);
+    baseline_.follow_check(j, *policy_, now());
     push_history(j.history, c.perf, now());
     COSCHED_DEBUG(arena, "job {}: {} speedup {:.3f} efficiency {:.3f} at {} CPUs", id,
                   policy::to_string(c.perf.kind), c.perf.speedup, c.perf.efficiency, c.perf.cpus);
@@ -293,7 +294,7 @@ policy::Snapshot Daemon::snapshot(policy::Event event, policy::JobId subject) {
 
 void Daemon::decide(policy::Event event, policy::JobId subject) {
   const policy::Snapshot s = snapshot(event, subject);
-  follow_sharing(s);
+  baseline_.follow_sharing(s, jobs_, *policy_, now());
   ++decisions_;
   std::vector<Unit> all = units(jobs_);
   std::vector<CoreJob> jobs = core_jobs(all, gangs_);
@@ -343,7 +344,7 @@ void Daemon::apply(const Proposal& p, const Settled& st) {
       continue;
     }
     j.sensor_mark.open = false;  // an interval is sampled on one allocation only
-    publish_and_apply(j, running_set(j, j.allocation, j.cpus).first, a.count, a.cpus);
+    publish_and_apply(*enforcer_, j, running_set(j, j.allocation, j.cpus).first, a.count, a.cpus);
     j.allocation = a.count;
     j.cpus = a.cpus;
     note_cpus(j, now(), a.count);
@@ -389,95 +390,6 @@ void Daemon::log_decision(const Settled& st) {
 void Daemon::trace(const nlohmann::json& record) {
   core_trace_ << record.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
   core_trace_.flush();
-}
-
-bool Daemon::baseline_wanted() const {
-  if (cfg_.baseline == "always") return true;
-  if (cfg_.baseline == "never") return false;
-  return policy_->uses_speedup();
-}
-
-// Under --baseline auto a job measures its baseline only where the policy says the check could change a
-// decision (Policy::speedup_check_matters; docs/selfanalyzer.md, "Two estimates"): a job PDPA decreases
-// whatever the check finds is not slowed for it. --baseline always and never are what they say.
-void Daemon::follow_check(Job& j) {
-  bool wanted = baseline_wanted();
-  if (wanted && cfg_.baseline == "auto") {
-    policy::JobView v;
-    v.id = view_id(j);
-    v.request = j.request;
-    v.allocation = j.allocation;
-    v.perf = j.perf;
-    wanted = policy_->speedup_check_matters(v);
-  }
-  if (wanted == j.baseline_check) return;
-  j.baseline_check = wanted;
-  j.arena->set_baseline_wanted(wanted);
-  remember_why(j, now(), "check", j.allocation, j.allocation,
-               wanted ? "a baseline check could change the policy's decision: it may run"
-                      : fmt::format("no baseline check: its waiting-time efficiency {:.2f} at {} bounds its true "
-                                    "one, and no check could change the policy's decision",
-                                    j.perf.efficiency, j.perf.cpus));
-}
-
-bool Daemon::baseline_waits() const { return cfg_.baseline == "auto" && !sharing_; }
-
-// Under --baseline auto, a job's baseline waits while it is alone (our choice; PDPA §3.1 measures every
-// job's baseline as it starts). A job alone gets every CPU it asked for whatever its speedup, so a baseline
-// then changes no decision and only costs the job: NPB EP class A alone under PDPA on 2 CPUs, whose 16
-// iterations last 0.2 s each, spent 4 of them on 1 CPU and took 1.34 times its native time; left alone by
-// its neighbour, it ran its last 2.2 s on 1 CPU of 2. The machine is shared while two jobs run or one waits
-// for admission (the queuing system's count at may_start). An attempt in progress when the job is left
-// alone pauses and keeps its samples (Analyzer::set_baseline_waits).
-void Daemon::follow_sharing(const policy::Snapshot& s) {
-  if (cfg_.baseline != "auto") return;
-  const bool others = s.jobs.size() >= 2;
-  const bool sharing = others || s.queued > 0 || s.starting > 0;
-  if (sharing == sharing_) return;  // runs at every decision: nothing to do unless it changed
-  sharing_ = sharing;
-  for (auto& [id, j] : jobs_) {
-    j.arena->set_baseline_waits(!sharing);
-    if (!baseline_wanted()) continue;
-    remember_why(j, now(), "sharing", j.allocation, j.allocation,
-                 !sharing ? "alone: its SelfAnalyzer baseline waits"
-                 : others ? "another job runs: its SelfAnalyzer baseline may run"
-                          : "a job waits for admission: its SelfAnalyzer baseline may run");
-  }
-}
-
-// The job's own account of its teams (rule 5 of docs/architecture.md, "Team sizes a program can observe"):
-// a change of team mode, and a formed team that differs from the allocation, each get one `why` line; so
-// does a SelfAnalyzer restart (docs/selfanalyzer.md, "Comparing like with like").
-void Daemon::note_team(Job& j, const ArenaProgress& p) {
-  const ArenaProgress before = j.progress;
-  j.progress = p;
-  // When the SelfAnalyzer found its period: a policy bounds the wait for the first report from then on, in
-  // the job's own iterations (JobView::analyzing_since).
-  const bool analyzing = p.phase == proto::Phase::baseline || p.phase == proto::Phase::measuring;
-  if (!analyzing) {
-    j.analyzing_since = -1;
-  } else if (j.analyzing_since < 0) {
-    j.analyzing_since = now();
-    j.iterations_at_analyzing = p.iterations;
-  }
-  if (p.team_mode != before.team_mode && p.team_mode != proto::TeamMode::unknown) {
-    const std::string mode = proto::team_mode_name(p.team_mode);
-    COSCHED_INFO(rm, "job {}: team {}", j.id, mode);
-    remember_why(j, now(), "team", j.allocation, j.allocation, "team " + mode);
-  }
-  if (p.restarts > before.restarts) {
-    remember_why(j, now(), "measurement", j.allocation, j.allocation,
-                 std::string("measurement restarted: ") + proto::measure_restart_name(p.restart_reason));
-  }
-  const bool differs = p.last_team > 0 && p.last_team != j.allocation;
-  if (differs != j.team_differs) {
-    j.team_differs = differs;
-    if (differs) {
-      remember_why(j, now(), "team", j.allocation, j.allocation,
-                   "formed team " + std::to_string(p.last_team) + " differs from the " + std::to_string(j.allocation) +
-                       " CPU(s) granted (" + proto::team_mode_name(p.team_mode) + ")");
-    }
-  }
 }
 
 }  // namespace cosched::rm

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "cosched/log.hpp"
 #include "rm/slurm/slurm_confinement.hpp"
 #include "time_sharing.hpp"
 
@@ -104,6 +105,41 @@ std::vector<CoreJob> core_jobs(const std::vector<Unit>& all, const GangTable& ga
     out.push_back(std::move(c));
   }
   return out;
+}
+
+// The job's own account of its teams (rule 5 of docs/architecture.md, "Team sizes a program can observe"):
+// a change of team mode, and a formed team that differs from the allocation, each get one `why` line; so
+// does a SelfAnalyzer restart (docs/selfanalyzer.md, "Comparing like with like").
+void note_team(Job& j, const ArenaProgress& p, double t) {
+  const ArenaProgress before = j.progress;
+  j.progress = p;
+  // When the SelfAnalyzer found its period: a policy bounds the wait for the first report from then on, in
+  // the job's own iterations (JobView::analyzing_since).
+  const bool analyzing = p.phase == proto::Phase::baseline || p.phase == proto::Phase::measuring;
+  if (!analyzing) {
+    j.analyzing_since = -1;
+  } else if (j.analyzing_since < 0) {
+    j.analyzing_since = t;
+    j.iterations_at_analyzing = p.iterations;
+  }
+  if (p.team_mode != before.team_mode && p.team_mode != proto::TeamMode::unknown) {
+    const std::string mode = proto::team_mode_name(p.team_mode);
+    COSCHED_INFO(rm, "job {}: team {}", j.id, mode);
+    remember_why(j, t, "team", j.allocation, j.allocation, "team " + mode);
+  }
+  if (p.restarts > before.restarts) {
+    remember_why(j, t, "measurement", j.allocation, j.allocation,
+                 std::string("measurement restarted: ") + proto::measure_restart_name(p.restart_reason));
+  }
+  const bool differs = p.last_team > 0 && p.last_team != j.allocation;
+  if (differs != j.team_differs) {
+    j.team_differs = differs;
+    if (differs) {
+      remember_why(j, t, "team", j.allocation, j.allocation,
+                   "formed team " + std::to_string(p.last_team) + " differs from the " + std::to_string(j.allocation) +
+                       " CPU(s) granted (" + proto::team_mode_name(p.team_mode) + ")");
+    }
+  }
 }
 
 }  // namespace cosched::rm
