@@ -29,47 +29,97 @@ double BusBandwidth::per_thread(const JobView& j) const {
   return b.mean_per_thread(std::max(b.count_after(b.latest().at - quantum_s_ * (1 - 1e-6)), 1));
 }
 
+// Why the fitness cannot be used this quantum (gang order then); empty when it can.
+std::string BusBandwidth::blind_reason(const Snapshot& s, double B) const {
+  bool any_sample = false;
+  for (const auto& j : s.jobs) any_sample |= per_thread(j) >= 0;
+  if (pick_ != Pick::fitness) return std::string("pick=") + pick_name(static_cast<int>(pick_));
+  if (!(B > 0)) return "no bus capacity known: give cosched-rm --mem-bandwidth or the policy's bus_bandwidth";
+  if (!any_sample) return "no job has a bandwidth sample yet";
+  return {};
+}
+
+void BusBandwidth::rotate_list(bool blind, double now) {
+  if (blind && pick_ == Pick::fitness && !running_.empty() && contains(running_, list_.front())) {
+    // No data: gang order, the list sliding by one job per quantum (as SSW-DSS's window), so that jobs
+    // meet different neighbours. Moving all the runners to the end would keep the same groups for ever
+    // in a symmetric workload, and the counter-free sensor could never see a job run under two loads.
+    std::rotate(list_.begin(), list_.begin() + 1, list_.end());
+  } else {
+    // §4: "The previously running jobs are then transferred to the end of the applications list."
+    std::stable_partition(list_.begin(), list_.end(), [&](JobId id) { return !contains(running_, id); });
+  }
+  running_.clear();
+  elected_at_ = now;
+}
+
+// The best and the second-best job that is not running and fits in `free` CPUs.
+struct BusBandwidth::Choice {
+  const JobView* best = nullptr;
+  double best_f = -1;
+  JobId second = -1;
+  double second_f = -1;
+};
+
+BusBandwidth::Choice BusBandwidth::choose(const Snapshot& s, int free, double abbw, bool blind, double fair) {
+  const int P = std::max(s.machine.cpus, 1);
+  Choice c;
+  if (pick_ == Pick::random) {
+    std::vector<const JobView*> fits;
+    for (JobId id : list_) {
+      const JobView* j = s.find(id);
+      if (!contains(running_, id) && width_of(*j, P) <= free) fits.push_back(j);
+    }
+    if (!fits.empty()) c.best = fits[splitmix64(rng_) % fits.size()];
+  }
+  // One traversal: the fittest job that fits (ties: the earlier in the list).
+  for (JobId id : list_) {
+    if (c.best != nullptr && blind) break;
+    if (contains(running_, id)) continue;
+    const JobView* j = s.find(id);
+    if (width_of(*j, P) > free) continue;
+    if (blind) {  // gang order: the first that fits
+      c.best = j;
+      break;
+    }
+    const double f = fitness(to_tr_per_us(abbw), to_tr_per_us(bbw_or(*j, fair)));
+    if (f > c.best_f) {
+      c.second_f = c.best_f;
+      c.second = c.best != nullptr ? c.best->id : -1;
+      c.best_f = f;
+      c.best = j;
+    } else if (f > c.second_f) {
+      c.second_f = f;
+      c.second = id;
+    }
+  }
+  return c;
+}
+
+double BusBandwidth::bbw_or(const JobView& j, double fair) const {
+  const double v = per_thread(j);
+  return v >= 0 ? v : fair;
+}
+
 void BusBandwidth::elect(const Snapshot& s, bool rotate) {
   const int P = std::max(s.machine.cpus, 1);
   const double B = bus_ > 0 ? bus_ : s.machine.mem_bandwidth;
-  bool any_sample = false;
-  for (const auto& j : s.jobs) any_sample |= per_thread(j) >= 0;
-  std::string blind;  // why the fitness is not used
-  if (pick_ != Pick::fitness) {
-    blind = std::string("pick=") + pick_name(static_cast<int>(pick_));
-  } else if (!(B > 0)) {
-    blind = "no bus capacity known: give cosched-rm --mem-bandwidth or the policy's bus_bandwidth";
-  } else if (!any_sample) {
-    blind = "no job has a bandwidth sample yet";
-  }
-  if (rotate) {
-    if (!blind.empty() && pick_ == Pick::fitness && !running_.empty() && contains(running_, list_.front())) {
-      // No data: gang order, the list sliding by one job per quantum (as SSW-DSS's window), so that jobs
-      // meet different neighbours. Moving all the runners to the end would keep the same groups for ever
-      // in a symmetric workload, and the counter-free sensor could never see a job run under two loads.
-      std::rotate(list_.begin(), list_.begin() + 1, list_.end());
-    } else {
-      // §4: "The previously running jobs are then transferred to the end of the applications list."
-      std::stable_partition(list_.begin(), list_.end(), [&](JobId id) { return !contains(running_, id); });
-    }
-    running_.clear();
-    elected_at_ = s.now;
-  }
+  const std::string blind = blind_reason(s, B);
+  if (rotate) rotate_list(!blind.empty(), s.now);
   why_.clear();
   const double fair = B > 0 ? B / P : 0;  // per thread, for a job without a sample
-  auto bbw = [&](const JobView& j) { const double v = per_thread(j); return v >= 0 ? v : fair; };
 
   int free = P;
   double used = 0;  // bytes/s of the jobs allocated so far
   for (JobId id : running_) {
     const JobView* j = s.find(id);
     free -= width_of(*j, P);
-    used += bbw(*j) * width_of(*j, P);
+    used += bbw_or(*j, fair) * width_of(*j, P);
   }
   auto take = [&](const JobView& j, std::string why) {
     running_.push_back(j.id);
     free -= width_of(j, P);
-    used += bbw(j) * width_of(j, P);
+    used += bbw_or(j, fair) * width_of(j, P);
     why_.emplace_back(j.id, std::move(why));
   };
   auto sample_text = [&](const JobView& j) {
@@ -88,48 +138,16 @@ void BusBandwidth::elect(const Snapshot& s, bool rotate) {
                             blind.empty() ? sample_text(*head) : "gang order: " + blind));
   }
   while (free > 0) {
-    // One traversal: the fittest job that fits (ties: the earlier in the list).
-    const JobView* best = nullptr;
-    double best_f = -1;
-    double second_f = -1;
-    JobId second = -1;
     const double abbw = B > 0 ? (B - used) / free : 0;
-    if (pick_ == Pick::random) {
-      std::vector<const JobView*> fits;
-      for (JobId id : list_) {
-        const JobView* j = s.find(id);
-        if (!contains(running_, id) && width_of(*j, P) <= free) fits.push_back(j);
-      }
-      if (!fits.empty()) best = fits[splitmix64(rng_) % fits.size()];
-    }
-    for (JobId id : list_) {
-      if (best != nullptr && !blind.empty()) break;
-      if (contains(running_, id)) continue;
-      const JobView* j = s.find(id);
-      if (width_of(*j, P) > free) continue;
-      if (!blind.empty()) {  // gang order: the first that fits
-        best = j;
-        break;
-      }
-      const double f = fitness(to_tr_per_us(abbw), to_tr_per_us(bbw(*j)));
-      if (f > best_f) {
-        second_f = best_f;
-        second = best != nullptr ? best->id : -1;
-        best_f = f;
-        best = j;
-      } else if (f > second_f) {
-        second_f = f;
-        second = id;
-      }
-    }
-    if (best == nullptr) break;
+    const Choice c = choose(s, free, abbw, !blind.empty(), fair);
+    if (c.best == nullptr) break;
     if (!blind.empty()) {
-      take(*best, fmt::format("{}: gang order ({}): {} that fits the {} free CPU(s)", name(), blind,
-                              pick_ == Pick::random ? "drawn at random among the jobs" : "next in the list", free));
+      take(*c.best, fmt::format("{}: gang order ({}): {} that fits the {} free CPU(s)", name(), blind,
+                                pick_ == Pick::random ? "drawn at random among the jobs" : "next in the list", free));
     } else {
-      take(*best, fmt::format("{}: fittest for the {} free CPU(s): ABBW/proc {:.2f} tr/µs, {}, fitness {:.1f}{}",
-                              name(), free, to_tr_per_us(abbw), sample_text(*best), best_f,
-                              second >= 0 ? fmt::format(" (next best: job {}, {:.1f})", second, second_f) : ""));
+      take(*c.best, fmt::format("{}: fittest for the {} free CPU(s): ABBW/proc {:.2f} tr/µs, {}, fitness {:.1f}{}",
+                                name(), free, to_tr_per_us(abbw), sample_text(*c.best), c.best_f,
+                                c.second >= 0 ? fmt::format(" (next best: job {}, {:.1f})", c.second, c.second_f) : ""));
     }
   }
 }

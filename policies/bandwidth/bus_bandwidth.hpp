@@ -60,7 +60,13 @@ class BusBandwidth final : public TabledPolicy<BusBandwidth> {
   struct Choice;
   // The bandwidth per thread (bytes/s) this policy reads from the job's samples; < 0 without one.
   [[nodiscard]] double per_thread(const JobView& j) const;
+  // per_thread(j), or `fair` (the bus's share per thread, B/P) for a job without a sample.
+  [[nodiscard]] double bbw_or(const JobView& j, double fair) const;
+  // §4's election: on a rotation the list moves and the head runs by default; then the fittest fill the CPUs.
   void elect(const Snapshot& s, bool rotate);
+  [[nodiscard]] std::string blind_reason(const Snapshot& s, double B) const;
+  void rotate_list(bool blind, double now);
+  Choice choose(const Snapshot& s, int free, double abbw, bool blind, double fair);
 
   Mode mode_;
   double quantum_s_ = 0.2;

@@ -65,9 +65,7 @@ void Daemon::admit(Conn& c, RegisterRequest body, const std::string& key, int ra
   j.flags = body.flags;
   j.arrival = now();
   j.conn_fd = c.fd;
-  // A process of a job of several joins the job its key names under its own uid (never another user's);
-  // the first one founds it, and its id is the job's (mpi_jobs.cpp).
-  bool joined = false;
+  // A process of a job of several joins the job its key names (mpi_jobs.cpp).
   if (!key.empty()) {
     j.rank = rank;
     j.job_key = key;
@@ -76,24 +74,12 @@ void Daemon::admit(Conn& c, RegisterRequest body, const std::string& key, int ra
       read_slurm_confinement(j, topo_.cpus());
       admission_.registered_slurm(j.slurm_job_id);
     }
-    j.gang = j.id;
-    for (auto& [gid, g] : gangs_) {
-      if (g.uid == c.uid && g.key == key) {
-        j.gang = gid;
-        joined = true;
-      }
-    }
-    if (!joined) gangs_[j.id] = Gang{c.uid, key, {}, 0, {}};
-    gangs_[j.gang].members.push_back(j.id);
+    join_gang(gangs_, j);
   }
   const policy::JobId view = view_id(j);
   auto arena = ArenaHost::create(static_cast<std::uint32_t>(view));
   if (!arena) {
-    if (!key.empty()) {
-      auto& m = gangs_[j.gang].members;
-      m.erase(std::remove(m.begin(), m.end(), j.id), m.end());
-      if (m.empty()) gangs_.erase(j.gang);
-    }
+    if (!key.empty()) leave_gang(gangs_, j);
     return refuse("internal error: " + arena.error().message);
   }
   j.arena = std::move(*arena);
@@ -172,19 +158,15 @@ void Daemon::depart(policy::JobId id, const std::string& why) {
   departed_reports_[id] = {{"command", j.command}, {"uid", j.uid}, {"report", std::move(report)}};
   while (departed_reports_.size() > kDepartedKept) departed_reports_.erase(departed_reports_.begin());
   const policy::JobId gang = j.gang;
+  // A rank left: the job goes on with the others (a smaller job), or it was the last one.
+  const bool last = gang == 0 || leave_gang(gangs_, j);
   jobs_.erase(it);
   sensing_.sensors().forget(id);
-  if (gang != 0) {
-    // A rank left: the job goes on with the others (a smaller job), or it was the last one.
-    auto& members = gangs_[gang].members;
-    members.erase(std::remove(members.begin(), members.end(), id), members.end());
-    if (!members.empty()) {
-      decide(policy::Event::departure, id);  // `id` is in no snapshot: the policies see a job that shrank
-      return;
-    }
-    gangs_.erase(gang);
-    id = gang;
+  if (!last) {
+    decide(policy::Event::departure, id);  // `id` is in no snapshot: the policies see a job that shrank
+    return;
   }
+  if (gang != 0) id = gang;
   policy_->forget(id);
   if (core_trace_.is_open()) trace({{"forget", id}});
   decide(policy::Event::departure, id);

@@ -9,6 +9,27 @@
 
 namespace cosched::rm {
 
+void join_gang(GangTable& gangs, Job& j) {
+  j.gang = j.id;
+  bool joined = false;
+  for (auto& [gid, g] : gangs) {
+    if (g.uid == j.uid && g.key == j.job_key) {
+      j.gang = gid;
+      joined = true;
+    }
+  }
+  if (!joined) gangs[j.id] = Gang{j.uid, j.job_key, {}, 0, {}};
+  gangs[j.gang].members.push_back(j.id);
+}
+
+bool leave_gang(GangTable& gangs, const Job& j) {
+  auto& members = gangs[j.gang].members;
+  members.erase(std::remove(members.begin(), members.end(), j.id), members.end());
+  if (!members.empty()) return false;
+  gangs.erase(j.gang);
+  return true;
+}
+
 std::vector<Unit> units(JobTable& jobs) {
   std::vector<Unit> out;
   std::map<policy::JobId, std::size_t> at;  // job id → index in out

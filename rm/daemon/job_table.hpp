@@ -37,6 +37,12 @@ using GangTable = std::map<policy::JobId, Gang>;
 // The id the policy knows a process by: its job of several, or its own.
 inline policy::JobId view_id(const Job& j) { return j.gang != 0 ? j.gang : j.id; }
 
+// A process of a job of several (j.job_key set) joins the job its key names under its own uid, never another
+// user's; the first one founds it, and its id is the job's (j.gang).
+void join_gang(GangTable& gangs, Job& j);
+// The process leaves its job of several; true when it was the last one (the job is gone too).
+bool leave_gang(GangTable& gangs, const Job& j);
+
 // The policy's jobs, in admission order (a job's place is its first process's), each one's processes in rank order.
 std::vector<Unit> units(JobTable& jobs);
 // What the policy sees of one job: a job of several asks for what its processes ask together and shares

@@ -112,5 +112,29 @@ TEST(JobTable, ARankWritingItsReportDefersTheStopOfEveryRank) {
   munmap(p, proto::kArenaSize);
 }
 
+TEST(JobTable, RanksJoinTheirUsersJobAndTheLastToLeaveEndsIt) {
+  GangTable g;
+  Job a = process(10, 0, 0, 1);
+  a.uid = 1000;
+  a.job_key = "mpi:run-1";
+  join_gang(g, a);
+  EXPECT_EQ(a.gang, 10);  // the first founds the job: its id is the job's
+  Job b = process(11, 0, 1, 1);
+  b.uid = 1000;
+  b.job_key = "mpi:run-1";
+  join_gang(g, b);
+  EXPECT_EQ(b.gang, 10);
+  Job other = process(12, 0, 0, 1);
+  other.uid = 1001;  // the same key under another uid is another user's job, never this one
+  other.job_key = "mpi:run-1";
+  join_gang(g, other);
+  EXPECT_EQ(other.gang, 12);
+  EXPECT_EQ(g.at(10).members, (std::vector<policy::JobId>{10, 11}));
+  EXPECT_FALSE(leave_gang(g, a));
+  EXPECT_TRUE(leave_gang(g, b));
+  EXPECT_EQ(g.count(10), 0U);
+  EXPECT_EQ(g.count(12), 1U);
+}
+
 }  // namespace
 }  // namespace cosched::rm
