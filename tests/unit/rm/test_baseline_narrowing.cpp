@@ -12,25 +12,18 @@
 #include "policies/registry.hpp"
 #include "rm/daemon/baseline.hpp"
 #include "rm/daemon/narrowing.hpp"
+#include "rm_test_util.hpp"
 
 namespace cosched::rm {
 namespace {
 
+using test::map_as_job;
+
 Job job(policy::JobId id, int allocation, const CpuSet& cpus) {
-  Job j;
-  j.id = id;
-  j.pid = ::getpid();
+  Job j = test::job_with_arena(id);
   j.allocation = allocation;
   j.cpus = cpus;
-  auto arena = ArenaHost::create(static_cast<std::uint32_t>(id));
-  EXPECT_TRUE(arena);
-  j.arena = std::move(*arena);
   return j;
-}
-
-proto::Arena* map_as_job(const Job& j) {
-  void* p = mmap(nullptr, proto::kArenaSize, PROT_READ | PROT_WRITE, MAP_SHARED, j.arena->fd(), 0);
-  return p == MAP_FAILED ? nullptr : static_cast<proto::Arena*>(p);
 }
 
 std::unique_ptr<policy::Policy> policy_named(const std::string& name) {

@@ -6,20 +6,16 @@
 #include <unistd.h>
 
 #include "rm/daemon/job_table.hpp"
+#include "rm_test_util.hpp"
 
 namespace cosched::rm {
 namespace {
 
 Job process(policy::JobId id, policy::JobId gang, int rank, int request) {
-  Job j;
-  j.id = id;
+  Job j = test::job_with_arena(id);
   j.gang = gang;
   j.rank = rank;
   j.request = request;
-  j.pid = ::getpid();
-  auto arena = ArenaHost::create(static_cast<std::uint32_t>(id));
-  EXPECT_TRUE(arena);
-  j.arena = std::move(*arena);
   return j;
 }
 
@@ -95,9 +91,8 @@ TEST(JobTable, AJobStoppedFromOutsideIsLeftToPlacement) {
 TEST(JobTable, ARankWritingItsReportDefersTheStopOfEveryRank) {
   JobTable t = table();
   auto u = units(t);
-  void* p = mmap(nullptr, proto::kArenaSize, PROT_READ | PROT_WRITE, MAP_SHARED, t.at(2).arena->fd(), 0);
-  ASSERT_NE(p, MAP_FAILED);
-  auto* a = static_cast<proto::Arena*>(p);
+  proto::Arena* a = test::map_as_job(t.at(2));
+  ASSERT_NE(a, nullptr);
   a->job.seq.store(1);  // rank 1 mid-write
   CountingStopper s;
   EXPECT_FALSE(stop_unit(s, u[1], "quantum", 1.0));
@@ -109,7 +104,7 @@ TEST(JobTable, ARankWritingItsReportDefersTheStopOfEveryRank) {
   EXPECT_EQ(s.stops, 2);
   EXPECT_FALSE(t.at(2).runnable);
   EXPECT_FALSE(t.at(3).runnable);
-  munmap(p, proto::kArenaSize);
+  munmap(a, proto::kArenaSize);
 }
 
 TEST(JobTable, RanksJoinTheirUsersJobAndTheLastToLeaveEndsIt) {

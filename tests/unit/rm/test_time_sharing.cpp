@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "rm/daemon/time_sharing.hpp"
+#include "rm_test_util.hpp"
 
 namespace cosched::rm {
 namespace {
@@ -37,20 +38,12 @@ class RecordingStopper : public Stopper {
   bool fail = false;
 };
 
-Job make_job(policy::JobId id, pid_t pid) {
-  Job j;
-  j.id = id;
-  j.pid = pid;
-  j.allocation = 2;
-  auto arena = ArenaHost::create(static_cast<std::uint32_t>(id));
-  EXPECT_TRUE(arena);
-  j.arena = std::move(*arena);
-  return j;
-}
+using test::map_as_job;
 
-proto::Arena* map_as_job(const Job& j) {
-  void* p = mmap(nullptr, proto::kArenaSize, PROT_READ | PROT_WRITE, MAP_SHARED, j.arena->fd(), 0);
-  return p == MAP_FAILED ? nullptr : static_cast<proto::Arena*>(p);
+Job make_job(policy::JobId id, pid_t pid) {
+  Job j = test::job_with_arena(id, pid);
+  j.allocation = 2;
+  return j;
 }
 
 TEST(TimeSharing, AStopAndItsResumeAreSeenByTheJobAndCountTheStoppedSeconds) {
