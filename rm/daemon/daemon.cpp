@@ -67,14 +67,8 @@ Status Daemon::start() {
   policy_ = std::move(*pol);
   if (auto st = sensing_.start(cfg_); !st) return st;
 
-  if (!cfg_.decision_log.empty()) {
-    if (auto st = log_.open(cfg_.decision_log); !st) return st;
-  }
-  if (!cfg_.core_trace.empty()) {
-    core_trace_.open(cfg_.core_trace, std::ios::trunc);
-    if (!core_trace_) return Error{Errc::io_error, fmt::format("--core-trace {}: cannot write it", cfg_.core_trace)};
-    trace(trace_header(core_.machine(), topo_.machine(), cfg_.policy, cfg_.params));
-  }
+  if (auto st = records_.open(cfg_); !st) return st;
+  if (records_.tracing()) records_.trace(trace_header(core_.machine(), topo_.machine(), cfg_.policy, cfg_.params));
   if (cfg_.accounting != "none") {
     const std::string path = cfg_.accounting.empty() ? AccountingLog::default_path(cfg_.socket) : cfg_.accounting;
     if (auto st = accounting_.open(path, cfg_.all_users); !st) return st;

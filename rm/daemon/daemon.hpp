@@ -3,11 +3,10 @@
 // policies need no locks.
 //
 // Split by concern: daemon.cpp (loop, start/stop), daemon_jobs.cpp (admission, departure, reports,
-// decide-and-apply), daemon_ctl.cpp (control requests, status JSON); and rooms of their own that it holds:
-// Server (server.hpp: the socket, connections, framing, peer limits), Sensing (sensing.hpp: the sensors
-// and their intervals), time sharing (time_sharing.hpp: stops, resumes, jobs stopped from outside), the
-// job table's views (job_table.hpp), narrowing (narrowing.hpp), BaselineSteering (baseline.hpp), Admission (admission.hpp: jobs not
-// registered yet), RealtimePriority (realtime.hpp).
+// decide-and-apply), daemon_ctl.cpp (control requests, status JSON); and the rooms it holds, each with a
+// header and unit tests (docs/architecture.md, "The daemon's rooms"): the server, the job table's views,
+// job status, time sharing, admission, the baseline (baseline.hpp, narrowing.hpp), sensing, the
+// decision records and the real-time priority.
 #pragma once
 
 #include <sys/types.h>
@@ -24,6 +23,7 @@
 #include "admission.hpp"
 #include "baseline.hpp"
 #include "config.hpp"
+#include "decision_records.hpp"
 #include "job_table.hpp"
 #include "narrowing.hpp"
 #include "rm/enforce/cpu_locks.hpp"
@@ -88,8 +88,6 @@ class Daemon {
   void decide(policy::Event event, policy::JobId subject);
   policy::Snapshot snapshot(policy::Event event, policy::JobId subject);
   void apply(const Proposal& p, const Settled& st);
-  void log_decision(const Settled& st);
-  void trace(const nlohmann::json& record);  // --core-trace: one line, flushed (a test reads it while we run)
   // The narrow timer: the requests of the jobs that run narrowed (narrowing.hpp).
   void poll_narrowed();
   // The may_start answer with the starting jobs counted: the policy's rule on a copy of the policy.
@@ -111,7 +109,6 @@ class Daemon {
   nlohmann::json answer_ctl(const Conn& c, const CtlRequest& req);
   nlohmann::json release_job(const Conn& c, policy::JobId id);  // cosched-ctl release
   nlohmann::json status_json() const;
-  nlohmann::json job_json(const Job& j) const;
 
   Config cfg_;
   Server server_;
@@ -126,8 +123,7 @@ class Daemon {
   std::unique_ptr<SlurmGate> gate_;  // --slurm-node: the policy's may_start applied to the Slurm node
   Sensing sensing_;  // sensing.hpp
   BaselineSteering baseline_;
-  DecisionLog log_;
-  std::ofstream core_trace_;
+  DecisionRecords records_;  // decision_records.hpp
   AccountingLog accounting_;
   std::chrono::steady_clock::time_point t0_;
 
@@ -145,7 +141,6 @@ class Daemon {
   std::map<policy::JobId, std::deque<WhyEntry>> departed_why_;  // `why` for recently departed jobs
   std::map<policy::JobId, nlohmann::json> departed_reports_;    // `report` for recently departed jobs
   std::map<std::int64_t, double> slurm_comment_at_;  // Slurm job → when its AdminComment was last written
-  DecisionHistory recent_decisions_{4 << 20};  // what changed in recent decisions, for `decisions` (4 MiB)
   policy::JobId next_id_ = 1;
   bool may_start_ = false;
   std::string may_start_reason_;

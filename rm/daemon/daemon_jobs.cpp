@@ -168,7 +168,7 @@ void Daemon::depart(policy::JobId id, const std::string& why) {
   }
   if (gang != 0) id = gang;
   policy_->forget(id);
-  if (core_trace_.is_open()) trace({{"forget", id}});
+  if (records_.tracing()) records_.trace({{"forget", id}});
   decide(policy::Event::departure, id);
 }
 
@@ -280,7 +280,7 @@ void Daemon::decide(policy::Event event, policy::JobId subject) {
   ++decisions_;
   std::vector<Unit> all = units(jobs_);
   std::vector<CoreJob> jobs = core_jobs(all, gangs_);
-  const std::vector<CoreJob> before = core_trace_.is_open() ? jobs : std::vector<CoreJob>{};
+  const std::vector<CoreJob> before = records_.tracing() ? jobs : std::vector<CoreJob>{};
   const Proposal p = core_.propose(*policy_, s, jobs);
   std::vector<policy::JobId> stopped;
   for (const auto& [id, reason] : p.stops) {
@@ -296,7 +296,7 @@ void Daemon::decide(policy::Event event, policy::JobId subject) {
   std::string reason = p.decision.may_start_reason;
   admission_.hold(may_start, reason, now());
   if (may_start != p.decision.may_start) hold = reason;
-  if (core_trace_.is_open()) trace(trace_decide(s, before, stopped, may_start_, hold));
+  if (records_.tracing()) records_.trace(trace_decide(s, before, stopped, may_start_, hold));
   const Settled settled = core_.settle(p, jobs, {std::string(policy_->name()), may_start_, hold, true});
   apply(p, settled);
 }
@@ -345,33 +345,8 @@ void Daemon::apply(const Proposal& p, const Settled& st) {
   may_start_reason_ = st.may_start_reason;
   if (gate_) gate_->apply(may_start_, now());
   if (st.wake_at) arm_wake(*st.wake_at);
-  if (st.noteworthy) log_decision(st);
+  if (st.noteworthy) records_.record(st, jobs_);
 }
 
 // The --log file gets every process in every record; the in-memory history only those this decision changed.
-void Daemon::log_decision(const Settled& st) {
-  nlohmann::json jobs = nlohmann::json::array();
-  nlohmann::json changes = nlohmann::json::array();
-  for (std::size_t i = 0; i < st.entries.size(); ++i) {
-    const Job& j = jobs_.at(st.processes[i].id);
-    nlohmann::json e = st.entries[i];
-    if (st.processes[i].running) e["pid"] = j.pid;  // joins the log to qsubmit's jobs.csv and to ps
-    e["slurm_job_id"] = slurm_id_json(j);             // joins it to sacct and jobcomp
-    if (st.processes[i].listed) changes.push_back(e);
-    if (log_.is_open()) jobs.push_back(std::move(e));
-  }
-  nlohmann::json entry = st.record;
-  if (log_.is_open()) {
-    entry["jobs"] = std::move(jobs);
-    log_.write(entry);
-  }
-  entry["jobs"] = std::move(changes);
-  recent_decisions_.add(entry["t"].get<double>(), entry.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
-}
-
-void Daemon::trace(const nlohmann::json& record) {
-  core_trace_ << record.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
-  core_trace_.flush();
-}
-
 }  // namespace cosched::rm
