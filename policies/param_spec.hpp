@@ -48,13 +48,29 @@ Field<P, T> member(Ref ref) {
 template <class P, class T>
 using ParamCheck = std::function<Status(const P&, T, std::string_view text)>;
 
-template <class P>
-ParamSpec<P> real_param(std::string name, double lo, double hi, std::string meaning, Field<P, double> f,
-                        ParamCheck<P, double> check = {}) {
-  std::string accepts = "[" + format_param(lo) + ", " + format_param(hi) + "]";
+// How a number of each kind is parsed, shown and its range written (ranged_param below).
+namespace param_kind {
+inline Status parse(const std::string& name, std::string_view text, double lo, double hi, double& v) {
+  return parse_double_param(name, text, lo, hi, v);
+}
+inline Status parse(const std::string& name, std::string_view text, long lo, long hi, long& v) {
+  return parse_int_param(name, text, lo, hi, v);
+}
+inline std::string show(double v) { return format_param(v); }
+inline std::string show(long v) { return std::to_string(v); }
+inline std::string range(double lo, double hi) { return "[" + format_param(lo) + ", " + format_param(hi) + "]"; }
+inline std::string range(long lo, long hi) {
+  return lo == 0 && hi == 1 ? "0 or 1" : "[" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
+}
+}  // namespace param_kind
+
+// A number in [lo, hi] (T: double or long), checked against the other parameters by `check` if given.
+template <class P, class T>
+ParamSpec<P> ranged_param(std::string name, T lo, T hi, std::string meaning, Field<P, T> f, ParamCheck<P, T> check) {
+  std::string accepts = param_kind::range(lo, hi);
   auto set = [name, lo, hi, f, check](P& p, std::string_view text) -> Status {
-    double v = 0;
-    if (auto st = parse_double_param(name, text, lo, hi, v); !st) return st;
+    T v{};
+    if (auto st = param_kind::parse(name, text, lo, hi, v); !st) return st;
     if (check) {
       if (auto st = check(p, v, text); !st) return st;
     }
@@ -62,25 +78,19 @@ ParamSpec<P> real_param(std::string name, double lo, double hi, std::string mean
     return {};
   };
   return {std::move(name), std::move(accepts), std::move(meaning),
-          [get = f.get](const P& p) { return format_param(get(p)); }, std::move(set)};
+          [get = f.get](const P& p) { return param_kind::show(get(p)); }, std::move(set)};
+}
+
+template <class P>
+ParamSpec<P> real_param(std::string name, double lo, double hi, std::string meaning, Field<P, double> f,
+                        ParamCheck<P, double> check = {}) {
+  return ranged_param<P, double>(std::move(name), lo, hi, std::move(meaning), std::move(f), std::move(check));
 }
 
 template <class P>
 ParamSpec<P> int_param(std::string name, long lo, long hi, std::string meaning, Field<P, long> f,
                        ParamCheck<P, long> check = {}) {
-  std::string accepts =
-      lo == 0 && hi == 1 ? "0 or 1" : "[" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
-  auto set = [name, lo, hi, f, check](P& p, std::string_view text) -> Status {
-    long v = 0;
-    if (auto st = parse_int_param(name, text, lo, hi, v); !st) return st;
-    if (check) {
-      if (auto st = check(p, v, text); !st) return st;
-    }
-    f.set(p, v);
-    return {};
-  };
-  return {std::move(name), std::move(accepts), std::move(meaning),
-          [get = f.get](const P& p) { return std::to_string(get(p)); }, std::move(set)};
+  return ranged_param<P, long>(std::move(name), lo, hi, std::move(meaning), std::move(f), std::move(check));
 }
 
 // A 0/1 switch (a bool member or an int one): shown and parsed as 0 or 1.
