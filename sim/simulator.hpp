@@ -43,6 +43,9 @@ struct SimConfig {
   double quantum_s = 0.1;                 // the RM's quantum (cosched-rm --quantum-ms, default 100 ms)
   bool every_quantum = false;             // tick every quantum while jobs exist, as the daemon does
   bool place_cpus = true;                 // rm::place() for CPU lists; false: counts only (faster)
+  // The CPU lists in the records (allocation.csv, the traces); false when no file is written (--dry-run):
+  // the summary reads counts only, and a time-sharing run keeps one list per stop and resume.
+  bool record_cpu_lists = true;
   AnalyzerSettings analyzer;
   JobTiming timing;
   std::uint64_t seed = 1;

@@ -124,6 +124,8 @@ int main(int argc, char** argv) {
     if (!o.quiet) std::cerr << "cosched-sim: " << jobs.size() << " jobs: no traces and no CPU lists (--traces on to force)\n";
   }
 
+  o.sim.record_cpu_lists = !o.dry_run;  // nothing shows them
+
   policy::Machine machine{o.sim.cpus, o.sim.cpus, 1, 1};
   if (!o.topology.empty()) {
     // An SMT machine from an hwloc synthetic description: the daemon's own topology code.
