@@ -110,6 +110,13 @@ policy::JobView job_view(const Unit& u, const GangTable& gangs, const sensors::S
   return v;
 }
 
+int fixed_team(const Job& j) {
+  const proto::TeamMode m = j.progress.team_mode;
+  const bool fixed =
+      m != proto::TeamMode::unknown && m != proto::TeamMode::resizable && m != proto::TeamMode::malleable;
+  return fixed && j.progress.last_team > j.allocation ? j.progress.last_team : 0;
+}
+
 std::vector<CoreJob> core_jobs(const std::vector<Unit>& all, const GangTable& gangs) {
   std::vector<CoreJob> out;
   out.reserve(all.size());
@@ -122,6 +129,7 @@ std::vector<CoreJob> core_jobs(const std::vector<Unit>& all, const GangTable& ga
     c.allocation = c.several ? gangs.at(u.id).allocation : lead.allocation;
     c.cpus = c.several ? gangs.at(u.id).cpus : lead.cpus;
     c.allowed = allowed_cpus(u.members);  // a Slurm job stays inside the CPUs Slurm gave it
+    if (!c.several) c.threads = fixed_team(lead);
     for (const Job* m : u.members) c.processes.push_back({m->id, m->allocation, m->cpus, m->runnable, m->policy_state});
     out.push_back(std::move(c));
   }

@@ -48,6 +48,10 @@ std::vector<Unit> units(JobTable& jobs);
 // What the policy sees of one job: a job of several asks for what its processes ask together and shares
 // their allocation; none asks for more CPUs than Slurm let it use.
 policy::JobView job_view(const Unit& u, const GangTable& gangs, const sensors::SensorSet& sensors);
+// The team the job keeps whatever its allocation (a fixed team mode: GROMACS' -ntomp, omp_set_num_threads,
+// num_threads clauses, threadprivate data), when it is larger than the allocation: its threads share its
+// CPUs, and placement spreads them as threads (PlaceRequest::threads). 0 otherwise.
+int fixed_team(const Job& j);
 // The table as the decision core takes it (rm/decision/decision_core.hpp). A job stopped by a signal from
 // outside is left out: it cannot use CPUs, and keeps its allocation and CPU set, which placement may lend.
 std::vector<CoreJob> core_jobs(const std::vector<Unit>& all, const GangTable& gangs);

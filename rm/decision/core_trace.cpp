@@ -54,7 +54,7 @@ nlohmann::json trace_decide(const policy::Snapshot& s, const std::vector<CoreJob
                        {"runnable", p.runnable}, {"state", p.state}});
     }
     js.push_back({{"id", c.id}, {"several", c.several}, {"allocation", c.allocation}, {"cpus", c.cpus.to_string()},
-                  {"allowed", c.allowed.to_string()}, {"processes", std::move(procs)}});
+                  {"allowed", c.allowed.to_string()}, {"threads", c.threads}, {"processes", std::move(procs)}});
   }
   return {{"decide", s},
           {"jobs", std::move(js)},
@@ -86,6 +86,7 @@ std::vector<CoreJob> core_jobs_from(const nlohmann::json& j) {
     job.allocation = c.at("allocation").get<int>();
     job.cpus = cpus_from(c.at("cpus"));
     job.allowed = cpus_from(c.at("allowed"));
+    job.threads = c.value("threads", 0);  // traces written before it had none
     for (const auto& p : c.at("processes")) {
       job.processes.push_back({p.at("id").get<policy::JobId>(), p.at("allocation").get<int>(), cpus_from(p.at("cpus")),
                                p.at("runnable").get<bool>(), p.at("state").get<std::string>()});

@@ -43,6 +43,7 @@ struct CoreJob {
   int allocation = 0;  // the job's (for several: what its ranks share)
   CpuSet cpus;         // the job's; for a job of its own, its process's
   CpuSet allowed;      // the only CPUs it may get (a Slurm job's); empty: any
+  int threads = 0;     // a team the job fixed itself (PlaceRequest::threads); 0: one thread per CPU
   std::vector<CoreProcess> processes;
 };
 

@@ -9,19 +9,22 @@ namespace cosched::rm {
 namespace {
 
 struct Slots {
-  std::vector<int> load;  // jobs on each position of `order`
-  int cap = 1;            // most jobs any CPU may carry
+  std::vector<int> load;  // threads on each position of `order` (a job's weight each)
+  int cap = 1;            // most threads any CPU may carry
 };
 
-// Position a job may still take: lowest load, then nearest to its kept CPUs (dist[p]: distance from p to the
-// nearest kept position; 0 everywhere when nothing is kept), then lowest position.
-int pick_near(const Slots& s, const std::vector<char>& mine, const std::vector<int>& dist) {
+// The threads a request puts on each of its CPUs.
+int weight_of(const PlaceRequest& r, int want) { return r.threads > want ? (r.threads + want - 1) / want : 1; }
+
+// Position a job of weight `w` may still take: lowest load, then nearest to its kept CPUs (dist[p]: distance
+// from p to the nearest kept position; 0 everywhere when nothing is kept), then lowest position.
+int pick_near(const Slots& s, int w, const std::vector<char>& mine, const std::vector<int>& dist) {
   int best = -1;
   int best_load = INT_MAX;
   int best_dist = INT_MAX;
   const int n = static_cast<int>(s.load.size());
   for (int p = 0; p < n; ++p) {
-    if (mine[static_cast<std::size_t>(p)] || s.load[static_cast<std::size_t>(p)] >= s.cap) continue;
+    if (mine[static_cast<std::size_t>(p)] || s.load[static_cast<std::size_t>(p)] + w > s.cap) continue;
     int load = s.load[static_cast<std::size_t>(p)];
     int d = dist[static_cast<std::size_t>(p)];
     if (load < best_load || (load == best_load && d < best_dist)) {
@@ -62,7 +65,7 @@ int first_block(const Slots& s, int need, const std::vector<char>& barred) {
 // Pass 2 for one request: from what it kept, take more positions until it has `want` (a compact block for a
 // job that kept nothing, else the nearest at the lowest load), raising the sharing cap when rounding leaves
 // none. `mine` and `dist` are scratch space.
-void grow(Slots& s, int want, const std::vector<char>& barred, std::vector<int>& kept,
+void grow(Slots& s, int want, int w, const std::vector<char>& barred, std::vector<int>& kept,
           std::vector<char>& mine, std::vector<int>& dist) {
   if (static_cast<int>(kept.size()) >= want) return;
   mine = barred;  // a position it may not take counts as taken
@@ -73,7 +76,7 @@ void grow(Slots& s, int want, const std::vector<char>& barred, std::vector<int>&
       for (int p = start; p < start + want; ++p) {
         kept.push_back(p);
         mine[static_cast<std::size_t>(p)] = 1;
-        ++s.load[static_cast<std::size_t>(p)];
+        s.load[static_cast<std::size_t>(p)] += w;
       }
     }
   }
@@ -82,7 +85,7 @@ void grow(Slots& s, int want, const std::vector<char>& barred, std::vector<int>&
   for (int p : kept) keep_position(dist, p);
   const bool started_empty = kept.empty();
   while (static_cast<int>(kept.size()) < want) {
-    int p = pick_near(s, mine, dist);
+    int p = pick_near(s, w, mine, dist);
     if (p < 0) {
       // Every position is at the cap (rounding): allow one more job on the least loaded CPU we lack.
       ++s.cap;
@@ -90,7 +93,7 @@ void grow(Slots& s, int want, const std::vector<char>& barred, std::vector<int>&
     }
     kept.push_back(p);
     mine[static_cast<std::size_t>(p)] = 1;
-    ++s.load[static_cast<std::size_t>(p)];
+    s.load[static_cast<std::size_t>(p)] += w;
     if (started_empty && kept.size() == 1) std::fill(dist.begin(), dist.end(), INT_MAX);
     keep_position(dist, p);
   }
@@ -122,8 +125,12 @@ std::map<policy::JobId, CpuSet> place(const std::vector<int>& order, const std::
     }
     wants[i] = std::min(std::clamp(requests[i].count, 1, n), may);
   }
+  std::vector<int> weights(requests.size());
   long total = 0;
-  for (int w : wants) total += w;
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    weights[i] = weight_of(requests[i], wants[i]);
+    total += static_cast<long>(wants[i]) * weights[i];
+  }
   Slots s;
   s.load.assign(static_cast<std::size_t>(n), 0);
   s.cap = static_cast<int>(std::max<long>(1, (total + n - 1) / n));
@@ -139,15 +146,21 @@ std::map<policy::JobId, CpuSet> place(const std::vector<int>& order, const std::
   std::vector<int> dist(static_cast<std::size_t>(n), 0);
   for (const auto& group : {std::vector<std::size_t>(restricted_first.begin(), split),
                             std::vector<std::size_t>(split, restricted_first.end())}) {
-    // Pass 1: keep current CPUs, lowest positions first, up to the new count and the sharing cap.
-    for (std::size_t i : group) {
+    // Pass 1: keep current CPUs, lowest positions first, up to the new count and the sharing cap; a job of
+    // more threads per CPU first (a fixed team: it cannot share a CPU without a barrier waiting on it), the
+    // others in admission order.
+    std::vector<std::size_t> keeping = group;
+    std::stable_sort(keeping.begin(), keeping.end(),
+                     [&](std::size_t a, std::size_t b) { return weights[a] > weights[b]; });
+    for (std::size_t i : keeping) {
       for (int c : requests[i].current.to_vector()) {
         if (static_cast<int>(kept[i].size()) >= wants[i]) break;
         if (c >= static_cast<int>(pos_of_cpu.size()) || pos_of_cpu[static_cast<std::size_t>(c)] < 0) continue;
         int p = pos_of_cpu[static_cast<std::size_t>(c)];
-        if (barred[i][static_cast<std::size_t>(p)] || s.load[static_cast<std::size_t>(p)] >= s.cap) continue;
+        const bool full = s.load[static_cast<std::size_t>(p)] + weights[i] > s.cap;
+        if (barred[i][static_cast<std::size_t>(p)] || full) continue;
         kept[i].push_back(p);
-        ++s.load[static_cast<std::size_t>(p)];
+        s.load[static_cast<std::size_t>(p)] += weights[i];
       }
     }
     // Pass 2: grow. Jobs needing most go first (they need the largest compact blocks); ties keep admission
@@ -157,7 +170,7 @@ std::map<policy::JobId, CpuSet> place(const std::vector<int>& order, const std::
       auto need = [&](std::size_t i) { return wants[i] - static_cast<int>(kept[i].size()); };
       return need(a) > need(b);
     });
-    for (std::size_t i : idx) grow(s, wants[i], barred[i], kept[i], mine, dist);
+    for (std::size_t i : idx) grow(s, wants[i], weights[i], barred[i], kept[i], mine, dist);
   }
   for (std::size_t i = 0; i < requests.size(); ++i) {
     CpuSet set;

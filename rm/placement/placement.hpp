@@ -2,8 +2,9 @@
 //
 // Goals, in order: (1) a job keeps the CPUs it has (stability across quanta: caches, memory affinity, the
 // "selective scheduling" of the DSS paper §3.1); (2) a job's CPUs are compact in topology order; (3) when
-// the policy oversubscribes (more CPUs granted than exist: more jobs than CPUs), sharing is spread evenly —
-// no CPU carries more than ceil(total / cpus) jobs.
+// the policy oversubscribes (more CPUs granted than exist: more jobs than CPUs), sharing is spread evenly by
+// threads — no CPU carries more than ceil(total / cpus) threads, where a job puts one thread on each of its
+// CPUs unless its team is fixed larger than them (PlaceRequest::threads).
 #pragma once
 
 #include <map>
@@ -19,6 +20,9 @@ struct PlaceRequest {
   int count = 1;      // CPUs to place (>= 1)
   CpuSet current;     // CPUs held now (kept where possible)
   CpuSet allowed;     // the only CPUs it may get (a Slurm job: those Slurm gave it); empty: any
+  // The threads of a team the job fixed itself when it has more than `count` (GROMACS' -ntomp,
+  // omp_set_num_threads): ceil(threads / count) of them run on each of its CPUs. 0: one per CPU.
+  int threads = 0;
 };
 
 // Co-scheduled groups (policy::Decision::co_schedule: SMT symbiosis). A group of jobs shares cores: with SMT

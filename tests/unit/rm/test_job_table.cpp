@@ -131,5 +131,21 @@ TEST(JobTable, RanksJoinTheirUsersJobAndTheLastToLeaveEndsIt) {
   EXPECT_EQ(g.count(12), 1U);
 }
 
+TEST(JobTable, AFixedTeamLargerThanItsCpusIsPlacedAsItsThreads) {
+  JobTable t;
+  t.emplace(1, process(1, 0, 0, 2));
+  Job& j = t.at(1);
+  j.allocation = 1;
+  j.progress.last_team = 2;
+  j.progress.team_mode = proto::TeamMode::set_by_program;  // GROMACS' -ntomp 2
+  EXPECT_EQ(fixed_team(j), 2);
+  EXPECT_EQ(core_jobs(units(t), {})[0].threads, 2);
+  j.progress.team_mode = proto::TeamMode::resizable;  // its next team is the allocation
+  EXPECT_EQ(fixed_team(j), 0);
+  j.progress.team_mode = proto::TeamMode::clause;
+  j.allocation = 2;  // the team fits its CPUs
+  EXPECT_EQ(fixed_team(j), 0);
+}
+
 }  // namespace
 }  // namespace cosched::rm

@@ -97,3 +97,44 @@ TEST(Placement, ASlurmJobStaysInsideTheCpusSlurmGaveIt) {
   out = place(range(2), {{1, 1, {}, CpuSet::range(8, 9)}});
   EXPECT_EQ(out[1].count(), 1);
 }
+
+TEST(Placement, AFixedTeamCountsAsItsThreadsWhenCpusAreShared) {
+  // Three jobs of one CPU on two: GROMACS' fixed team of 2 on CPU 0 beside npb-bt, steps on CPU 1 (bench/
+  // real-apps --jobs 6 --class W after the first departures). By jobs that is 2 and 1; by threads it was 3
+  // and 1. Weights 2, 1, 1 give a cap of ceil(4 / 2) = 2 threads per CPU: GROMACS keeps CPU 0 alone, and bt
+  // joins steps on CPU 1, two threads on each.
+  PlaceRequest gromacs{1, 1, CpuSet::range(0, 0), {}};
+  gromacs.threads = 2;
+  auto out = place(range(2), {gromacs, {2, 1, CpuSet::range(0, 0), {}}, {3, 1, CpuSet::range(1, 1), {}}});
+  EXPECT_EQ(s(out[1]), "0");
+  EXPECT_EQ(s(out[2]), "1");
+  EXPECT_EQ(s(out[3]), "1");
+  // Without its team the same requests keep where they are: two jobs on CPU 0 (cap ceil(3 / 2) = 2).
+  gromacs.threads = 0;
+  out = place(range(2), {gromacs, {2, 1, CpuSet::range(0, 0), {}}, {3, 1, CpuSet::range(1, 1), {}}});
+  EXPECT_EQ(s(out[1]), "0");
+  EXPECT_EQ(s(out[2]), "0");
+  EXPECT_EQ(s(out[3]), "1");
+}
+
+TEST(Placement, ATeamThatFitsItsCpusWeighsOnePerCpu) {
+  // A team of 2 on its 2 CPUs is one thread per CPU: 4 CPUs, jobs of 2, 1 and 1 are placed disjoint.
+  PlaceRequest fits{1, 2, {}, {}};
+  fits.threads = 2;
+  auto out = place(range(4), {fits, {2, 1, {}, {}}, {3, 1, {}, {}}});
+  EXPECT_EQ(s(out[1]), "0-1");
+  EXPECT_EQ(s(out[2]), "2");
+  EXPECT_EQ(s(out[3]), "3");
+}
+
+TEST(Placement, AFixedTeamKeepsItsCpuBeforeLighterJobs) {
+  // As the burst ran: steps on CPU 0, npb-bt and GROMACS (a team of 2) on CPU 1, in that admission order.
+  // Kept in admission order, bt would keep CPU 1 and GROMACS, finding no CPU under the cap of 2 threads,
+  // would join steps: 3 threads on CPU 0 and 1 on CPU 1. GROMACS keeps first; bt moves to steps' CPU.
+  PlaceRequest gromacs{4, 1, CpuSet::range(1, 1), {}};
+  gromacs.threads = 2;
+  auto out = place(range(2), {{1, 1, CpuSet::range(0, 0), {}}, {2, 1, CpuSet::range(1, 1), {}}, gromacs});
+  EXPECT_EQ(s(out[4]), "1");
+  EXPECT_EQ(s(out[1]), "0");
+  EXPECT_EQ(s(out[2]), "0");
+}
