@@ -24,6 +24,51 @@ std::vector<int> gang_rows(const std::vector<int>& widths, int cpus) {
   return row;
 }
 
+std::uint64_t Gang::waited(JobId id) const {
+  auto it = last_run_.find(id);
+  return it == last_run_.end() ? std::uint64_t{0} : it->second;
+}
+
+void Gang::choose_row(const Snapshot& s, const std::vector<int>& rows) {
+  const std::size_t n = s.jobs.size();
+  bool row_present = false;
+  for (JobId id : row_) row_present |= s.find(id) != nullptr;
+  if (n == 0 || (s.event != Event::quantum && row_present)) return;
+  std::size_t longest = 0;
+  for (std::size_t i = 1; i < n; ++i) {
+    if (waited(s.jobs[i].id) < waited(s.jobs[longest].id)) longest = i;
+  }
+  const int chosen = rows[longest];
+  ++step_;
+  row_.clear();
+  for (std::size_t i = 0; i < n; ++i) {
+    if (rows[i] == chosen) {
+      row_.push_back(s.jobs[i].id);
+      last_run_[s.jobs[i].id] = step_;
+    }
+  }
+}
+
+std::vector<char> Gang::fill_idle(const Snapshot& s, const std::vector<int>& width, std::vector<char>& runs) const {
+  const std::size_t n = s.jobs.size();
+  const int P = std::max(s.machine.cpus, 1);
+  int used = 0;
+  for (std::size_t i = 0; i < n; ++i) used += runs[i] ? width[i] : 0;
+  std::vector<char> alternate(n, 0);
+  if (!alternate_ || used >= P) return alternate;
+  std::vector<std::size_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return waited(s.jobs[a].id) < waited(s.jobs[b].id); });
+  for (std::size_t i : order) {
+    if (runs[i] || used + width[i] > P) continue;
+    runs[i] = 1;
+    alternate[i] = 1;
+    used += width[i];
+  }
+  return alternate;
+}
+
 Decision Gang::decide(const Snapshot& s) {
   const int P = std::max(s.machine.cpus, 1);
   const std::size_t n = s.jobs.size();
@@ -33,51 +78,13 @@ Decision Gang::decide(const Snapshot& s) {
   for (std::size_t i = 0; i < n; ++i) width[i] = one_column ? 1 : std::clamp(s.jobs[i].request, 1, P);
   const std::vector<int> rows = gang_rows(width, P);
   const int nrows = n == 0 ? 0 : *std::max_element(rows.begin(), rows.end()) + 1;
-
-  auto waited = [&](std::size_t i) {  // smaller: waited longer (never ran: 0)
-    auto it = last_run_.find(s.jobs[i].id);
-    return it == last_run_.end() ? std::uint64_t{0} : it->second;
-  };
-  // The row keeps running until the quantum ends; a new row when the quantum ends or none of it is left.
-  bool row_present = false;
-  for (JobId id : row_) row_present |= s.find(id) != nullptr;
-  int chosen = -1;
-  if (n > 0 && (s.event == Event::quantum || !row_present)) {
-    std::size_t longest = 0;
-    for (std::size_t i = 1; i < n; ++i) {
-      if (waited(i) < waited(longest)) longest = i;
-    }
-    chosen = rows[longest];
-    ++step_;
-    row_.clear();
-    for (std::size_t i = 0; i < n; ++i) {
-      if (rows[i] == chosen) {
-        row_.push_back(s.jobs[i].id);
-        last_run_[s.jobs[i].id] = step_;
-      }
-    }
-  }
+  choose_row(s, rows);
 
   std::vector<char> runs(n, 0);
-  int used = 0;
   for (std::size_t i = 0; i < n; ++i) {
-    if (std::find(row_.begin(), row_.end(), s.jobs[i].id) != row_.end()) {
-      runs[i] = 1;
-      used += width[i];
-    }
+    runs[i] = std::find(row_.begin(), row_.end(), s.jobs[i].id) != row_.end() ? 1 : 0;
   }
-  std::vector<char> alternate(n, 0);
-  if (alternate_ && used < P) {
-    std::vector<std::size_t> order(n);
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return waited(a) < waited(b); });
-    for (std::size_t i : order) {
-      if (runs[i] || used + width[i] > P) continue;
-      runs[i] = 1;
-      alternate[i] = 1;
-      used += width[i];
-    }
-  }
+  const std::vector<char> alternate = fill_idle(s, width, runs);
 
   Decision d;
   d.jobs.reserve(n);

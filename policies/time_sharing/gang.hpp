@@ -33,6 +33,15 @@ class Gang final : public TabledPolicy<Gang> {
   void forget(JobId id) override { last_run_.erase(id); }
 
  private:
+  // The step in which the job's row last ran (0: never): smaller has waited longer.
+  [[nodiscard]] std::uint64_t waited(JobId id) const;
+  // The row keeps running until the quantum ends; a new row, the one of the job that waited longest, when
+  // the quantum ends or none of it is left.
+  void choose_row(const Snapshot& s, const std::vector<int>& rows);
+  // alternate=1: jobs of other rows that fit the CPUs the row leaves idle, longest waiting first; marks them
+  // in `runs` and returns which they are.
+  std::vector<char> fill_idle(const Snapshot& s, const std::vector<int>& width, std::vector<char>& runs) const;
+
   bool alternate_ = true;
   bool narrow_ = true;
   std::uint64_t step_ = 0;             // rows started so far
