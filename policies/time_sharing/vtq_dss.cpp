@@ -115,6 +115,60 @@ void VtqDss::start_step(const Snapshot& s) {
   step_end_ = s.now + longest;  // §3.2.3: the step lasts the gang's longest quantum
 }
 
+void VtqDss::refill_holes(const Snapshot& s, const std::vector<JobId>& running, int free, bool new_step) {
+  int held = 0;
+  bool fillers_present = true;
+  for (const auto& [id, f] : fillers_) {
+    held += f.first;
+    fillers_present &= s.find(id) != nullptr && !contains(running, id);
+  }
+  if (!new_step && held == free && fillers_present) return;
+  // Repository first, then jobs outside the gang, then gang jobs whose quantum ended (our choice: a CPU never
+  // idles while a job waits).
+  fillers_.clear();
+  std::vector<JobId> candidates;
+  auto add = [&](JobId id) {
+    if (s.find(id) != nullptr && !contains(running, id) && !contains(candidates, id)) candidates.push_back(id);
+  };
+  for (JobId id : repository_) add(id);
+  for (const auto& j : s.jobs) {
+    bool in_gang = false;
+    for (const auto& m : gang_) in_gang |= m.id == j.id;
+    if (!in_gang) add(j.id);
+  }
+  for (const auto& m : gang_) add(m.id);
+  if (candidates.size() > static_cast<std::size_t>(free)) candidates.resize(static_cast<std::size_t>(free));
+  std::vector<int> requests;
+  for (JobId id : candidates) requests.push_back(s.find(id)->request);
+  const std::vector<int> x = dss_partition(requests, free, true);
+  for (std::size_t i = 0; i < candidates.size(); ++i) fillers_[candidates[i]] = {x[i], s.now};
+}
+
+Allocation VtqDss::allocation_for(const JobView& j, const std::vector<JobId>& running, int P) const {
+  Allocation a{j.id, std::clamp(j.allocation > 0 ? j.allocation : j.request, 1, P), false, "waiting", ""};
+  const Member* m = nullptr;
+  for (const auto& g : gang_) {
+    if (g.id == j.id) m = &g;
+  }
+  if (contains(running, j.id)) {
+    a.cpus = m->cpus;
+    a.runnable = true;
+    a.state = "gang";
+    a.reason = fmt::format("vtq-dss: its gang runs; DSS gives {} CPU(s), quantum q={:.0f} ms (T={:.3f} CPU·s)", m->cpus,
+                           quantum(j.id) * 1000, cpu_time(j.id));
+  } else if (auto f = fillers_.find(j.id); f != fillers_.end()) {
+    a.cpus = std::max(f->second.first, 1);
+    a.runnable = true;
+    a.state = contains(repository_, j.id) ? "hole (repository)" : "hole";
+    a.reason = fmt::format("vtq-dss: fills {} CPU(s) the gang leaves idle until the step ends", a.cpus);
+  } else {
+    if (contains(repository_, j.id)) a.state = "repository";
+    a.reason = m != nullptr ? "vtq-dss: its quantum in this step ended" : "vtq-dss: another gang runs";
+  }
+  if (a.runnable == j.runnable && a.cpus == j.allocation) a.reason.clear();  // no change: nothing to explain
+  return a;
+}
+
 Decision VtqDss::decide(const Snapshot& s) {
   const int P = std::max(s.machine.cpus, 1);
   charge_fillers(s.now);
@@ -135,62 +189,11 @@ Decision VtqDss::decide(const Snapshot& s) {
       free -= m.cpus;
     }
   }
-  free = std::max(free, 0);
-
-  // Holes (§3.2.3): refilled when they changed; repository first, then jobs outside the gang, then gang jobs
-  // whose quantum ended (our choice: a CPU never idles while a job waits).
-  int held = 0;
-  bool fillers_present = true;
-  for (const auto& [id, f] : fillers_) {
-    held += f.first;
-    fillers_present &= s.find(id) != nullptr && !contains(running, id);
-  }
-  if (new_step || held != free || !fillers_present) {
-    fillers_.clear();
-    std::vector<JobId> candidates;
-    auto add = [&](JobId id) {
-      if (s.find(id) != nullptr && !contains(running, id) && !contains(candidates, id)) candidates.push_back(id);
-    };
-    for (JobId id : repository_) add(id);
-    for (const auto& j : s.jobs) {
-      bool in_gang = false;
-      for (const auto& m : gang_) in_gang |= m.id == j.id;
-      if (!in_gang) add(j.id);
-    }
-    for (const auto& m : gang_) add(m.id);
-    if (candidates.size() > static_cast<std::size_t>(free)) candidates.resize(static_cast<std::size_t>(free));
-    std::vector<int> requests;
-    for (JobId id : candidates) requests.push_back(s.find(id)->request);
-    const std::vector<int> x = dss_partition(requests, free, true);
-    for (std::size_t i = 0; i < candidates.size(); ++i) fillers_[candidates[i]] = {x[i], s.now};
-  }
+  refill_holes(s, running, std::max(free, 0), new_step);
 
   Decision d;
   d.jobs.reserve(s.jobs.size());
-  for (const auto& j : s.jobs) {
-    Allocation a{j.id, std::clamp(j.allocation > 0 ? j.allocation : j.request, 1, P), false, "waiting", ""};
-    const Member* m = nullptr;
-    for (const auto& g : gang_) {
-      if (g.id == j.id) m = &g;
-    }
-    if (contains(running, j.id)) {
-      a.cpus = m->cpus;
-      a.runnable = true;
-      a.state = "gang";
-      a.reason = fmt::format("vtq-dss: its gang runs; DSS gives {} CPU(s), quantum q={:.0f} ms (T={:.3f} CPU·s)", m->cpus,
-                             quantum(j.id) * 1000, cpu_time(j.id));
-    } else if (auto f = fillers_.find(j.id); f != fillers_.end()) {
-      a.cpus = std::max(f->second.first, 1);
-      a.runnable = true;
-      a.state = contains(repository_, j.id) ? "hole (repository)" : "hole";
-      a.reason = fmt::format("vtq-dss: fills {} CPU(s) the gang leaves idle until the step ends", a.cpus);
-    } else {
-      if (contains(repository_, j.id)) a.state = "repository";
-      a.reason = m != nullptr ? "vtq-dss: its quantum in this step ended" : "vtq-dss: another gang runs";
-    }
-    if (a.runnable == j.runnable && a.cpus == j.allocation) a.reason.clear();  // no change: nothing to explain
-    d.jobs.push_back(std::move(a));
-  }
+  for (const auto& j : s.jobs) d.jobs.push_back(allocation_for(j, running, P));
   // Next: the earliest quantum end of a running job, or the step's end.
   double wake = step_end_;
   for (const auto& g : gang_) {

@@ -55,6 +55,10 @@ class VtqDss final : public TabledPolicy<VtqDss> {
   void start_phase(const Snapshot& s);
   void start_step(const Snapshot& s);
   void charge_fillers(double now);
+  // The holes (§3.2.3), refilled when they changed: `free` CPUs the `running` gang members leave.
+  void refill_holes(const Snapshot& s, const std::vector<JobId>& running, int free, bool new_step);
+  // One job's allocation: its gang's DSS share, a hole, or waiting.
+  [[nodiscard]] Allocation allocation_for(const JobView& j, const std::vector<JobId>& running, int P) const;
 
   WindowLimits limits_;
   double min_factor_ = 0.25;  // q_i ≥ q_0/4 (our choice)
