@@ -202,6 +202,34 @@ std::vector<Pick> Coschedule::select(const Geometry& g, const std::vector<Candid
   return {};
 }
 
+// The unseen pair to explore this quantum, when one is due and fits: put first into `picks`, followed by the
+// selection's own picks while they fit the contexts. Empty (and `picks` unchanged) otherwise.
+std::vector<JobId> Coschedule::force_unseen_pair(const Snapshot& s, const std::vector<Candidate>& list,
+                                                 const Geometry& g, const std::map<JobId, int>& width,
+                                                 std::vector<Pick>& picks) {
+  std::vector<JobId> forced;
+  if (!explorer_.due()) return forced;
+  std::vector<JobId> ids;
+  for (const auto& c : list) ids.push_back(c.id);
+  if (auto pair = cheapest_unseen(ids, matrix_, s.now)) forced = {pair->first, pair->second};
+  if (forced.empty()) return forced;
+  std::vector<Pick> with_pair;
+  int used = 0;
+  for (JobId f : forced) {
+    with_pair.push_back({f, false, "exploring an unseen pair"});
+    used += width.at(f);
+  }
+  if (used > g.contexts) return {};
+  for (const auto& p : picks) {
+    const int need = width.at(p.id) * (p.whole_core ? g.threads_per_core : 1);
+    if (contains(forced, p.id) || used + need > g.contexts) continue;
+    with_pair.push_back(p);
+    used += need;
+  }
+  picks = std::move(with_pair);
+  return forced;
+}
+
 Coschedule::Plan Coschedule::make_plan(const Snapshot& s, const Geometry& g) {
   Plan plan;
   plan.length = quantum_s_;
@@ -209,37 +237,12 @@ Coschedule::Plan Coschedule::make_plan(const Snapshot& s, const Geometry& g) {
   if (list.empty()) return plan;
   std::vector<Pick> picks = select(g, list, plan);
 
-  // Bounded exploration (interference.hpp): in an ordinary quantum, at most one unseen pair, forced into the
-  // selection (in place of the latest picks) and into one group.
-  std::vector<JobId> forced;
-  if (!plan.estimation && explorer_.due()) {
-    std::vector<JobId> ids;
-    for (const auto& c : list) ids.push_back(c.id);
-    if (auto pair = cheapest_unseen(ids, matrix_, s.now)) forced = {pair->first, pair->second};
-  }
   std::map<JobId, int> width;
   for (const auto& c : list) width[c.id] = c.width;
   const std::vector<Pick> chosen_freely = picks;
-  if (!forced.empty()) {
-    // The forced pair first, then the selection's own picks while they fit.
-    std::vector<Pick> with_pair;
-    int used = 0;
-    for (JobId f : forced) {
-      with_pair.push_back({f, false, "exploring an unseen pair"});
-      used += width[f];
-    }
-    if (used > g.contexts) {
-      forced.clear();
-    } else {
-      for (const auto& p : picks) {
-        const int need = width[p.id] * (p.whole_core ? g.threads_per_core : 1);
-        if (contains(forced, p.id) || used + need > g.contexts) continue;
-        with_pair.push_back(p);
-        used += need;
-      }
-      picks = std::move(with_pair);
-    }
-  }
+  // Bounded exploration (interference.hpp): in an ordinary quantum, at most one unseen pair, forced into the
+  // selection (in place of the latest picks) and into one group.
+  std::vector<JobId> forced = plan.estimation ? std::vector<JobId>{} : force_unseen_pair(s, list, g, width, picks);
   // Groups; drop the latest picks until the groups fit the cores (jobs of unequal widths).
   auto grouped = [&](const std::vector<Pick>& from, const std::vector<JobId>& force) {
     std::vector<Candidate> shared;

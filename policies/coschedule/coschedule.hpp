@@ -75,6 +75,8 @@ class Coschedule final : public TabledPolicy<Coschedule> {
   void learn(const Snapshot& s);
   void close_quantum();
   Plan make_plan(const Snapshot& s, const Geometry& g);
+  std::vector<JobId> force_unseen_pair(const Snapshot& s, const std::vector<Candidate>& list, const Geometry& g,
+                                       const std::map<JobId, int>& width, std::vector<Pick>& picks);
   [[nodiscard]] std::vector<Candidate> candidates(const Snapshot& s, const Geometry& g) const;
   std::vector<Pick> select(const Geometry& g, const std::vector<Candidate>& list, Plan& plan);
   std::vector<Pick> select_symbiotic(const std::vector<Candidate>& list, const Geometry& g,
