@@ -76,6 +76,41 @@ std::string unmanaged_sentence(const std::vector<std::int64_t>& ids, const std::
          "/<job>.err): " + list;
 }
 
+// What the run leaves in its results directory (qs/results.hpp).
+results::Run run_record(const Options& options, const LoadedWorkload& workload, const std::string& label,
+                        const json& policy_params, int machine_cpus, const ReplaySetup& setup, const Replay& replay,
+                        bool managed) {
+  results::Run run;
+  run.name = label;
+  run.mode = options.rm_mode == RmMode::native ? "native" : "real";
+  run.policy = options.rm_mode == RmMode::native ? "" : label;
+  run.params["policy_params"] = policy_params;
+  run.params["ml"] = setup.fixed_ml > 0 ? json(setup.fixed_ml) : json("rm");
+  run.params["select"] = options.selection == qs::Selection::fcfs ? "fcfs" : "sjf";
+  run.params["trace_procs"] = workload.trace_procs;
+  run.params["catalog"] = workload.catalog_path;
+  run.machine_cpus = machine_cpus;
+  run.workload = options.workload;
+  run.time_scale = options.time_scale;
+  run.jobs = replay.job_records();
+  run.ml = replay.ml_samples();
+  if (managed) run.unmanaged_jobs = static_cast<int>(replay.unmanaged().size());
+  run.skipped_lines = workload.skipped_lines;
+  return run;
+}
+
+// One line each on stderr: an RM that stopped answering, the jobs that failed, the jobs that ran unmanaged.
+// True when a job failed.
+bool report_failures(const results::Run& run, const Replay& replay, const std::string& jobs_dir) {
+  const std::string failed = failed_jobs_sentence(run.jobs);
+  if (replay.rm_lost()) std::fprintf(stderr, "qsubmit: the run stopped early: cosched-rm stopped answering\n");
+  if (!failed.empty()) std::fprintf(stderr, "qsubmit: %s\n", failed.c_str());
+  if (std::string u = unmanaged_sentence(replay.unmanaged(), jobs_dir); !u.empty()) {
+    std::fprintf(stderr, "qsubmit: %s\n", u.c_str());
+  }
+  return !failed.empty();
+}
+
 }  // namespace
 
 int run_qsubmit(const Options& options) {
@@ -159,36 +194,17 @@ int run_qsubmit(const Options& options) {
   if (rm) rm->stop();  // a private RM releases every job it still holds here
   replay.reap_remaining(5.0);
 
-  results::Run run;
-  run.name = label;
-  run.mode = options.rm_mode == RmMode::native ? "native" : "real";
-  run.policy = options.rm_mode == RmMode::native ? "" : label;
-  run.params["policy_params"] = policy_params;
-  run.params["ml"] = setup.fixed_ml > 0 ? json(setup.fixed_ml) : json("rm");
-  run.params["select"] = options.selection == qs::Selection::fcfs ? "fcfs" : "sjf";
-  run.params["trace_procs"] = workload->trace_procs;
-  run.params["catalog"] = workload->catalog_path;
-  run.machine_cpus = machine_cpus;
-  run.workload = options.workload;
-  run.time_scale = options.time_scale;
-  run.jobs = replay.job_records();
-  run.ml = replay.ml_samples();
-  if (rm) run.unmanaged_jobs = static_cast<int>(replay.unmanaged().size());
-  run.skipped_lines = workload->skipped_lines;
+  const results::Run run =
+      run_record(options, *workload, label, policy_params, machine_cpus, setup, replay, rm.has_value());
   auto written = results::write_run(out_dir, run);
   progress.finish();
   if (!written) std::fprintf(stderr, "qsubmit: %s\n", written.error().message.c_str());
   if (!options.quiet) std::printf("%s", summary_table(run).c_str());
 
   if (replay.stop_signal() != 0) return 128 + replay.stop_signal();
-  std::string failed = failed_jobs_sentence(run.jobs);
-  if (replay.rm_lost()) std::fprintf(stderr, "qsubmit: the run stopped early: cosched-rm stopped answering\n");
-  if (!failed.empty()) std::fprintf(stderr, "qsubmit: %s\n", failed.c_str());
-  if (std::string u = unmanaged_sentence(replay.unmanaged(), setup.jobs_dir); !u.empty()) {
-    std::fprintf(stderr, "qsubmit: %s\n", u.c_str());
-  }
+  const bool failed = report_failures(run, replay, setup.jobs_dir);
   if (!options.quiet) std::printf("results: %s\n", out_dir.c_str());
-  return failed.empty() && written ? kExitOk : kExitJobFailed;
+  return !failed && written ? kExitOk : kExitJobFailed;
 }
 
 }  // namespace cosched::qsubmit
