@@ -114,7 +114,7 @@ int fixed_team(const Job& j) {
   const proto::TeamMode m = j.progress.team_mode;
   const bool fixed =
       m != proto::TeamMode::unknown && m != proto::TeamMode::resizable && m != proto::TeamMode::malleable;
-  return fixed && j.progress.last_team > j.allocation ? j.progress.last_team : 0;
+  return fixed ? j.progress.last_team : 0;
 }
 
 std::vector<CoreJob> core_jobs(const std::vector<Unit>& all, const GangTable& gangs) {

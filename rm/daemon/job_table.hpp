@@ -49,8 +49,8 @@ std::vector<Unit> units(JobTable& jobs);
 // their allocation; none asks for more CPUs than Slurm let it use.
 policy::JobView job_view(const Unit& u, const GangTable& gangs, const sensors::SensorSet& sensors);
 // The team the job keeps whatever its allocation (a fixed team mode: GROMACS' -ntomp, omp_set_num_threads,
-// num_threads clauses, threadprivate data), when it is larger than the allocation: its threads share its
-// CPUs, and placement spreads them as threads (PlaceRequest::threads). 0 otherwise.
+// num_threads clauses, threadprivate data), as it last formed it; 0 for a team that follows the allocation.
+// Placement spreads it as threads where it outnumbers the CPUs placed (PlaceRequest::threads).
 int fixed_team(const Job& j);
 // The table as the decision core takes it (rm/decision/decision_core.hpp). A job stopped by a signal from
 // outside is left out: it cannot use CPUs, and keeps its allocation and CPU set, which placement may lend.

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "rm/daemon/job_table.hpp"
+#include "rm/placement/placement.hpp"
 #include "rm_test_util.hpp"
 
 namespace cosched::rm {
@@ -143,8 +144,12 @@ TEST(JobTable, AFixedTeamLargerThanItsCpusIsPlacedAsItsThreads) {
   j.progress.team_mode = proto::TeamMode::resizable;  // its next team is the allocation
   EXPECT_EQ(fixed_team(j), 0);
   j.progress.team_mode = proto::TeamMode::clause;
-  j.allocation = 2;  // the team fits its CPUs
-  EXPECT_EQ(fixed_team(j), 0);
+  j.allocation = 2;  // the team fits its CPUs: one thread per CPU for placement
+  EXPECT_EQ(fixed_team(j), 2);
+  const auto placed = place({0, 1, 2, 3}, {{1, 2, {}, {}, fixed_team(j)}, {2, 1, {}, {}}, {3, 1, {}, {}}});
+  EXPECT_EQ(placed.at(1).to_string(), "0-1");
+  EXPECT_EQ(placed.at(2).to_string(), "2");
+  EXPECT_EQ(placed.at(3).to_string(), "3");
 }
 
 }  // namespace
