@@ -70,5 +70,35 @@ class AffinityBackend(RmTestCase):
                      what=f"pid {job.pid} released at shutdown")
 
 
+class FixedTeamPlacement(RmTestCase):
+    """More jobs than CPUs, one of them a fixed team of 2 (omp_set_num_threads before every region): placement
+    counts its threads, so once its team is known it has a CPU of its own and the two resizable jobs share the
+    other (docs/architecture.md, "Oversubscription"). Arriving last, it was placed beside the first job and kept
+    there: three threads on one CPU, one on the other."""
+
+    def test_a_fixed_team_gets_a_cpu_of_its_own_and_the_others_share(self):
+        rm = self.start_rm("--enforce", "affinity")
+        first = self.start_job([program("amdahl-clang")] + LONG, rm, request=2)
+        wait_for(lambda: rm.job(first.pid), what="the first job")
+        second = self.start_job([program("amdahl-gcc")] + LONG, rm, request=2)
+        wait_for(lambda: all((rm.job(j.pid) or {}).get("allocated") == 1 for j in (first, second)),
+                 what="both jobs at 1 CPU")
+        fixed = self.start_job([program("team-patterns-gcc"), "--pattern", "setnum", "--threads", "2",
+                                "--iterations", "1000000", "--quiet"], rm, request=2)
+        j = wait_for(lambda: (lambda s: s if s and s["team"] == 2 and s["allocated"] == 1 else None)(
+            rm.job(fixed.pid)), timeout=10, what="the fixed team of 2 on 1 CPU")
+        self.assertEqual(j["team_mode"], "fixed: omp_set_num_threads")
+        # The masks every thread of each job has, read from /proc, once they settle.
+        cpus = wait_for(lambda: (lambda a, b, f: (a, b, f) if None not in (a, b, f) and a == b and f != a
+                                 else None)(single_cpu(first.pid), single_cpu(second.pid), single_cpu(fixed.pid)),
+                        timeout=10, what="the fixed team alone on its CPU, the others sharing the other")
+        self.assertEqual(rm.job(fixed.pid)["cpus"], [cpus[2]])
+        self.assertEqual(rm.job(first.pid)["cpus"], rm.job(second.pid)["cpus"])
+        # And it stays so: a later quantum does not move the fixed team back beside another job.
+        n = len(first.teams())
+        wait_for(lambda: len(first.teams()) > n + 5, what="more iterations of the first job")
+        self.assertEqual((single_cpu(first.pid), single_cpu(second.pid), single_cpu(fixed.pid)), cpus)
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)

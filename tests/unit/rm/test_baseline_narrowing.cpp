@@ -103,12 +103,18 @@ class RecordingEnforcer : public Enforcer {
   proto::Arena* arena = nullptr;  // the job's view of its arena: the team it was told when the CPUs changed
 };
 
+// A job holding `cpus`, told so through its arena, which `e` reads as the job sees it.
+Job published_job(RecordingEnforcer& e, int allocation, const CpuSet& cpus) {
+  Job j = job(1, allocation, cpus);
+  e.arena = map_as_job(j);
+  j.arena->publish(allocation, cpus, false);
+  return j;
+}
+
 TEST(Narrowing, AGrowingTeamGetsItsCpusFirstAndAShrinkingOneShrinksFirst) {
   RecordingEnforcer e;
-  Job j = job(1, 2, CpuSet::range(0, 1));
-  e.arena = map_as_job(j);
+  Job j = published_job(e, 2, CpuSet::range(0, 1));
   ASSERT_NE(e.arena, nullptr);
-  j.arena->publish(2, CpuSet::range(0, 1), false);
   publish_and_apply(e, j, 2, 4, CpuSet::range(0, 3));
   EXPECT_EQ(e.applied.back(), "0-3 team 2");  // applied while the team was still 2
   publish_and_apply(e, j, 4, 1, CpuSet::range(0, 0));
@@ -118,10 +124,8 @@ TEST(Narrowing, AGrowingTeamGetsItsCpusFirstAndAShrinkingOneShrinksFirst) {
 
 TEST(Narrowing, OnlyARequestThatCanBeTrueIsFollowed) {
   RecordingEnforcer e;
-  Job j = job(1, 4, CpuSet::range(0, 3));
-  e.arena = map_as_job(j);
+  Job j = published_job(e, 4, CpuSet::range(0, 3));
   ASSERT_NE(e.arena, nullptr);
-  j.arena->publish(4, CpuSet::range(0, 3), false);
   j.progress.narrow_cpus = 1;
   j.progress.phase = proto::Phase::measuring;  // not in its baseline: ignored
   EXPECT_FALSE(follow_narrowing(e, j, 1.0));

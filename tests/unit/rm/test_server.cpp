@@ -49,6 +49,13 @@ class ServerTest : public ::testing::Test {
                                [this] { return clock_; }});
     return *server_;
   }
+  // A server listening on cfg_.socket, watched in epfd_.
+  Server& serving() {
+    Server& s = make();
+    EXPECT_TRUE(s.prepare_socket_dir());
+    EXPECT_TRUE(s.open(epfd_));
+    return s;
+  }
   // Runs the loop until nothing happens for 50 ms, noting the connections' fds.
   void pump() {
     epoll_event evs[16];
@@ -85,9 +92,7 @@ class ServerTest : public ::testing::Test {
 };
 
 TEST_F(ServerTest, AnswersAFrameThroughItsHandler) {
-  Server& s = make();
-  ASSERT_TRUE(s.prepare_socket_dir());
-  ASSERT_TRUE(s.open(epfd_));
+  Server& s = serving();
   int fd = client();
   send(fd, proto::MsgType::ctl_request, "status");
   pump();
@@ -103,9 +108,7 @@ TEST_F(ServerTest, AnswersAFrameThroughItsHandler) {
 }
 
 TEST_F(ServerTest, RefusesAnUnknownMessageTypeWithItsReason) {
-  Server& s = make();
-  ASSERT_TRUE(s.prepare_socket_dir());
-  ASSERT_TRUE(s.open(epfd_));
+  Server& s = serving();
   int fd = client();
   send(fd, proto::MsgType::ctl_reply, "not a request");
   pump();
@@ -118,9 +121,7 @@ TEST_F(ServerTest, RefusesAnUnknownMessageTypeWithItsReason) {
 }
 
 TEST_F(ServerTest, AProtocolErrorEndsARegisteredJobThroughTheDaemon) {
-  Server& s = make();
-  ASSERT_TRUE(s.prepare_socket_dir());
-  ASSERT_TRUE(s.open(epfd_));
+  Server& s = serving();
   int fd = client();
   send(fd, proto::MsgType::register_job, "register");  // the handler marks the peer as job 7, refuses the type
   pump();
@@ -132,9 +133,7 @@ TEST_F(ServerTest, AProtocolErrorEndsARegisteredJobThroughTheDaemon) {
 }
 
 TEST_F(ServerTest, DropsAClientThatSaysNothingPastTheTimeout) {
-  Server& s = make();
-  ASSERT_TRUE(s.prepare_socket_dir());
-  ASSERT_TRUE(s.open(epfd_));
+  Server& s = serving();
   int fd = client();
   pump();
   ASSERT_EQ(s.connections(), 1U);
@@ -151,9 +150,7 @@ TEST_F(ServerTest, DropsAClientThatSaysNothingPastTheTimeout) {
 }
 
 TEST_F(ServerTest, ASecondServerOnTheSamePathIsRefusedAndShutRemovesTheSocket) {
-  Server& s = make();
-  ASSERT_TRUE(s.prepare_socket_dir());
-  ASSERT_TRUE(s.open(epfd_));
+  Server& s = serving();
   Server other(cfg_, Server::Handlers{[](Conn&, const wire::Frame&) { return true; },
                                       [](policy::JobId, const std::string&) {}, [] { return 0.0; }});
   int ep2 = ::epoll_create1(EPOLL_CLOEXEC);
