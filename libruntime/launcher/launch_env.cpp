@@ -93,6 +93,53 @@ std::string find_in_path(const std::string& prog, const std::string& path_var) {
   return {};
 }
 
+namespace {
+
+// Whether the user asked libomp for binding explicitly (then it binds as asked; see plan_launch).
+bool user_binding(const GetEnv& getenv) {
+  bool present = false;
+  for (const char* name : {"KMP_AFFINITY", "OMP_PROC_BIND", "OMP_PLACES", "GOMP_CPU_AFFINITY"}) {
+    (void)getenv(name, present);
+    if (present) return true;
+  }
+  return false;
+}
+
+// LD_PRELOAD: libomp for libgomp, the team-size wrappers, the PMPI wrappers, in front of what is there.
+void plan_preloads(LaunchPlan& plan, const std::string& program, bool mpi, const LaunchSettings& s,
+                   const LibraryPaths& libs, const GetEnv& getenv) {
+  // LD_PRELOAD order matters: the wrappers must come before the runtime they forward to.
+  bool present = false;
+  std::string preload = getenv("LD_PRELOAD", present);
+  // A program launched from a script that runs under cosched-run inherits the script's preloads: each
+  // library once, in the order already there.
+  auto prepend = [&](const std::string& lib) {
+    if ((":" + preload + ":").find(":" + lib + ":") != std::string::npos) return;
+    preload = preload.empty() ? lib : lib + ":" + preload;
+  };
+  if (plan.gomp) {
+    prepend(libs.libomp);
+    plan.env.push_back({"COSCHED_GOMP", "1"});
+  }
+  if (!s.no_wrap) {
+    plan.wrap = libs.wrap;
+    prepend(libs.wrap);
+  }
+  // An MPI program gets the PMPI wrappers (registration at MPI_Init, network bytes); they load libcosched.
+  if (mpi && !s.no_mpi) {
+    if (file_exists(libs.mpi)) {
+      plan.mpi_lib = libs.mpi;
+      prepend(libs.mpi);
+    } else {
+      plan.warnings.push_back(program + " links libmpi but " + libs.mpi +
+                              " is not built; its ranks register only through OpenMP");
+    }
+  }
+  if (plan.gomp || !s.no_wrap || !plan.mpi_lib.empty()) plan.env.push_back({"LD_PRELOAD", preload});
+}
+
+}  // namespace
+
 LaunchPlan plan_launch(const std::string& program, const LaunchSettings& s, const LibraryPaths& libs,
                        const GetEnv& getenv) {
   LaunchPlan plan;
@@ -143,39 +190,8 @@ LaunchPlan plan_launch(const std::string& program, const LaunchSettings& s, cons
   // mask it saw at start-up, aborting on EINVAL, and later resets each new thread to that mask. Both race
   // with an RM that narrows the job's cpuset meanwhile (seen: "OMP: Error #100 ... System error #22").
   // The RM owns placement, so unless the user asked for binding explicitly, libomp must leave masks alone.
-  bool user_binding = false;
-  for (const char* name : {"KMP_AFFINITY", "OMP_PROC_BIND", "OMP_PLACES", "GOMP_CPU_AFFINITY"}) {
-    (void)getenv(name, present);
-    user_binding = user_binding || present;
-  }
-  if (!user_binding) set("KMP_AFFINITY", "disabled");
-  // LD_PRELOAD order matters: the wrappers must come before the runtime they forward to.
-  std::string preload = getenv("LD_PRELOAD", present);
-  // A program launched from a script that runs under cosched-run inherits the script's preloads: each
-  // library once, in the order already there.
-  auto prepend = [&](const std::string& lib) {
-    if ((":" + preload + ":").find(":" + lib + ":") != std::string::npos) return;
-    preload = preload.empty() ? lib : lib + ":" + preload;
-  };
-  if (plan.gomp) {
-    prepend(libs.libomp);
-    set("COSCHED_GOMP", "1");
-  }
-  if (!s.no_wrap) {
-    plan.wrap = libs.wrap;
-    prepend(libs.wrap);
-  }
-  // An MPI program gets the PMPI wrappers (registration at MPI_Init, network bytes); they load libcosched.
-  if (mpi && !s.no_mpi) {
-    if (file_exists(libs.mpi)) {
-      plan.mpi_lib = libs.mpi;
-      prepend(libs.mpi);
-    } else {
-      plan.warnings.push_back(program + " links libmpi but " + libs.mpi +
-                              " is not built; its ranks register only through OpenMP");
-    }
-  }
-  if (plan.gomp || !s.no_wrap || !plan.mpi_lib.empty()) set("LD_PRELOAD", preload);
+  if (!user_binding(getenv)) set("KMP_AFFINITY", "disabled");
+  plan_preloads(plan, program, mpi, s, libs, getenv);
   return plan;
 }
 

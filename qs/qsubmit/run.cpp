@@ -111,6 +111,34 @@ bool report_failures(const results::Run& run, const Replay& replay, const std::s
   return !failed.empty();
 }
 
+// A broken install is bad input too: found out before anything starts. Empty when every program is there.
+std::string missing_program(const Options& options) {
+  if (options.rm_mode != RmMode::native && find_executable(cosched_run_path()).empty()) {
+    return "cosched-run not found (looked at " + cosched_run_path() + ")";
+  }
+  if (options.rm_mode == RmMode::private_ && find_executable(cosched_rm_path()).empty()) {
+    return "cosched-rm not found (looked at " + cosched_rm_path() + ")";
+  }
+  return {};
+}
+
+// After the replay: stop the jobs of an interrupted run, keep the RM's decisions, stop a private RM (it
+// releases every job it still holds) and reap what is left.
+void wind_down(const Options& options, Replay& replay, RmLink* rm, const std::string& decisions_path,
+               ProgressLine& progress) {
+  if (replay.stop_signal() != 0) {
+    progress.note("interrupted (signal " + std::to_string(replay.stop_signal()) + "): stopping the jobs");
+    replay.stop_jobs();
+  }
+  if (options.rm_mode == RmMode::existing) {
+    copy_decisions(*rm, replay.rm_uptime_at_start(), decisions_path, progress);
+  } else if (options.rm_mode == RmMode::native) {
+    (void)write_lines(decisions_path, {});  // no RM, no decisions; the file set stays the same
+  }
+  if (rm) rm->stop();
+  replay.reap_remaining(5.0);
+}
+
 }  // namespace
 
 int run_qsubmit(const Options& options) {
@@ -120,13 +148,7 @@ int run_qsubmit(const Options& options) {
   auto workload = load_workload(options);
   if (!workload) return bad_input(workload.error().message);
 
-  // A broken install is bad input too: find out before anything starts.
-  if (options.rm_mode != RmMode::native && find_executable(cosched_run_path()).empty()) {
-    return bad_input("cosched-run not found (looked at " + cosched_run_path() + ")");
-  }
-  if (options.rm_mode == RmMode::private_ && find_executable(cosched_rm_path()).empty()) {
-    return bad_input("cosched-rm not found (looked at " + cosched_rm_path() + ")");
-  }
+  if (std::string missing = missing_program(options); !missing.empty()) return bad_input(missing);
 
   // Reach the RM (or start ours) to learn the machine: requests are scaled to the CPUs it manages.
   std::string label = options.run_label();
@@ -182,17 +204,7 @@ int run_qsubmit(const Options& options) {
 
   Replay replay(setup);
   replay.run();
-  if (replay.stop_signal() != 0) {
-    progress.note("interrupted (signal " + std::to_string(replay.stop_signal()) + "): stopping the jobs");
-    replay.stop_jobs();
-  }
-  if (options.rm_mode == RmMode::existing) {
-    copy_decisions(*rm, replay.rm_uptime_at_start(), decisions_path, progress);
-  } else if (options.rm_mode == RmMode::native) {
-    (void)write_lines(decisions_path, {});  // no RM, no decisions; the file set stays the same
-  }
-  if (rm) rm->stop();  // a private RM releases every job it still holds here
-  replay.reap_remaining(5.0);
+  wind_down(options, replay, rm ? &*rm : nullptr, decisions_path, progress);
 
   const results::Run run =
       run_record(options, *workload, label, policy_params, machine_cpus, setup, replay, rm.has_value());

@@ -64,6 +64,92 @@ void print_summary(const results::Run& run, const sim::SimStats& st, double wall
       wall_s > 0 ? static_cast<double>(run.jobs.size()) / wall_s : 0.0);
 }
 
+Result<swf::Workload> read_workload(const sim::Options& o) {
+  auto workload = swf::read_file(o.workload, swf::Options{.lenient = o.lenient,
+                                 .extra_fields = o.extra_fields == "ignore" ? swf::ExtraFields::ignore : swf::ExtraFields::error});
+  if (!workload) return workload.error();
+  if (auto st = swf::require_jobs(*workload, o.workload); !st) return st.error();
+  for (const auto& w : workload->warnings) std::cerr << "cosched-sim: warning: " << w << "\n";
+  for (const auto& n : swf::workload_notes(*workload, o.workload)) std::cerr << "cosched-sim: warning: " << n << "\n";
+  return workload;
+}
+
+// The catalog (qsubmit's, or the one next to the workload) and the --models file, each when given.
+Status load_catalogs(sim::Options& o, std::optional<catalog::Catalog>& cat, std::optional<catalog::Catalog>& models) {
+  o.catalog = catalog_path(o);
+  if (!o.catalog.empty()) {
+    auto c = catalog::load_file(o.catalog);
+    if (!c) return c.error();
+    cat = std::move(*c);
+  }
+  if (!o.models.empty()) {
+    auto m = catalog::load_file(o.models);
+    if (!m) return m.error();
+    models = std::move(*m);
+  }
+  return {};
+}
+
+void warn_unusable(const std::vector<sim::JobSpec>& jobs) {
+  std::size_t unusable = 0;
+  for (const auto& j : jobs) {
+    if (j.usable()) continue;
+    if (++unusable <= 5) std::cerr << "cosched-sim: warning: " << j.problem << "\n";
+  }
+  if (unusable > 5) std::cerr << "cosched-sim: warning: " << unusable << " jobs cannot be simulated (listed as never started)\n";
+}
+
+// Whether the run writes traces. Which CPUs (rm::place) only shows in traces and allocation.csv, never in
+// times: when the traces are off because the run is large, the per-decision placement of every job is skipped
+// too (it dominates large runs: 100k jobs on 1,024 CPUs take 19 s with it, 2.3 s without; docs/performance.md).
+bool choose_traces(sim::Options& o, std::size_t jobs) {
+  constexpr std::size_t kAutoTraceJobs = 2000;
+  const bool traces = o.traces == "on" || (o.traces == "auto" && jobs <= kAutoTraceJobs);
+  if (!traces && o.traces == "auto" && o.topology.empty()) {  // an SMT model needs to know who shares a core
+    o.sim.place_cpus = false;
+    if (!o.quiet) std::cerr << "cosched-sim: " << jobs << " jobs: no traces and no CPU lists (--traces on to force)\n";
+  }
+  return traces;
+}
+
+// The simulated machine: --cpus flat, or an SMT machine from an hwloc synthetic description (the daemon's own
+// topology code).
+Result<policy::Machine> load_machine(sim::Options& o) {
+  policy::Machine machine{o.sim.cpus, o.sim.cpus, 1, 1};
+  if (o.topology.empty()) return machine;
+  auto topo = rm::Topology::load({}, o.topology);
+  if (!topo) return make_error(topo.error().code, "--topology: " + topo.error().message);
+  machine = topo->machine();
+  o.sim.cpu_order = topo->order();
+  o.sim.core_of = topo->core_of();
+  o.sim.packages = machine.packages;
+  if (machine.cpus != o.sim.cpus) {
+    return make_error(Errc::invalid_argument,
+                      fmt::format("--topology '{}' has {} CPUs but --cpus is {}", o.topology, machine.cpus, o.sim.cpus));
+  }
+  if (o.sim.place_cpus == false) {
+    return make_error(Errc::invalid_argument, "--topology needs placement: it cannot go with --no-placement");
+  }
+  return machine;
+}
+
+results::Run make_run(const sim::Options& o, const policy::Policy& pol, sim::Simulator& engine,
+                      const swf::Workload& workload) {
+  results::Run run;
+  run.name = o.name.empty() ? "sim-" + o.policy : o.name;
+  run.mode = "simulated";
+  run.policy = std::string(pol.name());
+  for (const auto& p : pol.params()) run.params[p.name] = p.value;
+  run.params["sim"] = sim::describe(o);
+  run.machine_cpus = o.sim.cpus;
+  run.workload = o.workload;
+  run.time_scale = o.time_scale;
+  run.skipped_lines = workload.skipped_lines;
+  run.jobs = engine.take_records();
+  run.ml = engine.take_ml();
+  return run;
+}
+
 }  // namespace
 
 namespace cosched::sim {
@@ -81,66 +167,24 @@ int main(int argc, char** argv) {
   if (!o.log_spec.empty()) {
     if (auto st = log::configure(o.log_spec); !st) return fail(st.error().message);
   }
-
-  auto workload = swf::read_file(o.workload, swf::Options{.lenient = o.lenient,
-                                 .extra_fields = o.extra_fields == "ignore" ? swf::ExtraFields::ignore : swf::ExtraFields::error});
+  auto workload = read_workload(o);
   if (!workload) return fail(workload.error().message);
-  if (auto st = swf::require_jobs(*workload, o.workload); !st) return fail(st.error().message);
-  for (const auto& w : workload->warnings) std::cerr << "cosched-sim: warning: " << w << "\n";
-  for (const auto& n : swf::workload_notes(*workload, o.workload)) std::cerr << "cosched-sim: warning: " << n << "\n";
 
-  o.catalog = catalog_path(o);
   std::optional<catalog::Catalog> cat;
   std::optional<catalog::Catalog> models;
-  if (!o.catalog.empty()) {
-    auto c = catalog::load_file(o.catalog);
-    if (!c) return fail(c.error().message);
-    cat = std::move(*c);
-  }
-  if (!o.models.empty()) {
-    auto m = catalog::load_file(o.models);
-    if (!m) return fail(m.error().message);
-    models = std::move(*m);
-  }
+  if (auto st = load_catalogs(o, cat, models); !st) return fail(st.error().message);
   auto fallback_curve = sim::parse_speedup_spec(o.default_speedup);
   if (!fallback_curve) return fail(fallback_curve.error().message);
   sim::ModelTable table(cat ? &*cat : nullptr, models ? &*models : nullptr,
                         sim::AppModel{"", "", *fallback_curve, o.default_iteration_s, "default"});
   const auto jobs = sim::build_jobs(*workload, table, {o.sim.cpus, o.max_procs, o.time_scale});
-  std::size_t unusable = 0;
-  for (const auto& j : jobs) {
-    if (j.usable()) continue;
-    if (++unusable <= 5) std::cerr << "cosched-sim: warning: " << j.problem << "\n";
-  }
-  if (unusable > 5) std::cerr << "cosched-sim: warning: " << unusable << " jobs cannot be simulated (listed as never started)\n";
-
-  // Which CPUs (rm::place) only shows in traces and allocation.csv, never in times: when the traces are off
-  // because the run is large, the per-decision placement of every job is skipped too (it dominates large
-  // runs: 100k jobs on 1,024 CPUs take 19 s with it, 2.3 s without; docs/performance.md).
-  constexpr std::size_t kAutoTraceJobs = 2000;
-  const bool traces = o.traces == "on" || (o.traces == "auto" && jobs.size() <= kAutoTraceJobs);
-  if (!traces && o.traces == "auto" && o.topology.empty()) {  // an SMT model needs to know who shares a core
-    o.sim.place_cpus = false;
-    if (!o.quiet) std::cerr << "cosched-sim: " << jobs.size() << " jobs: no traces and no CPU lists (--traces on to force)\n";
-  }
-
+  warn_unusable(jobs);
+  const bool traces = choose_traces(o, jobs.size());
   o.sim.record_cpu_lists = !o.dry_run;  // nothing shows them
 
-  policy::Machine machine{o.sim.cpus, o.sim.cpus, 1, 1};
-  if (!o.topology.empty()) {
-    // An SMT machine from an hwloc synthetic description: the daemon's own topology code.
-    auto topo = rm::Topology::load({}, o.topology);
-    if (!topo) return fail("--topology: " + topo.error().message);
-    machine = topo->machine();
-    o.sim.cpu_order = topo->order();
-    o.sim.core_of = topo->core_of();
-    o.sim.packages = machine.packages;
-    if (machine.cpus != o.sim.cpus) {
-      return fail(fmt::format("--topology '{}' has {} CPUs but --cpus is {}", o.topology, machine.cpus, o.sim.cpus));
-    }
-    if (o.sim.place_cpus == false) return fail("--topology needs placement: it cannot go with --no-placement");
-  }
-  auto pol = policy::make_policy(o.policy, machine, o.params);
+  auto machine = load_machine(o);
+  if (!machine) return fail(machine.error().message);
+  auto pol = policy::make_policy(o.policy, *machine, o.params);
   if (!pol) return fail(pol.error().message);
 
   if (o.out_dir.empty()) o.out_dir = default_out_dir(o.policy);
@@ -164,18 +208,7 @@ int main(int argc, char** argv) {
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   progress.finish();
 
-  results::Run run;
-  run.name = o.name.empty() ? "sim-" + o.policy : o.name;
-  run.mode = "simulated";
-  run.policy = std::string((*pol)->name());
-  for (const auto& p : (*pol)->params()) run.params[p.name] = p.value;
-  run.params["sim"] = sim::describe(o);
-  run.machine_cpus = o.sim.cpus;
-  run.workload = o.workload;
-  run.time_scale = o.time_scale;
-  run.skipped_lines = workload->skipped_lines;
-  run.jobs = engine.take_records();
-  run.ml = engine.take_ml();
+  const results::Run run = make_run(o, **pol, engine, *workload);
   if (!o.dry_run) {
     results::WriteOptions wo;
     wo.traces = traces;
