@@ -56,26 +56,28 @@ Status write_run(const std::string& dir, const Run& run, const WriteOptions& opt
   std::filesystem::create_directories(dir, ec);
   if (ec) return make_error(Errc::io_error, dir + ": cannot create directory: " + ec.message());
 
-  std::vector<MlSample> ml = run.ml.empty() ? derive_ml(run.jobs) : run.ml;
-  std::string summary = summarize(run).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-  std::vector<std::pair<const char*, std::string>> files;
-  files.emplace_back("ml.csv", ml_csv(ml));
-  files.emplace_back("allocation.csv", allocation_csv(run));
-  files.emplace_back("summary.json", std::move(summary));
+  // Each file is written as soon as it is made and let go: a run holds at most one file's text at a time
+  // (a trace can be gigabytes).
+  auto write = [&](const char* name, const std::string& content) {
+    return text::write_file_atomically((std::filesystem::path(dir) / name).string(), content);
+  };
+  const std::vector<MlSample> ml = run.ml.empty() ? derive_ml(run.jobs) : run.ml;
+  if (Status s = write("ml.csv", ml_csv(ml)); !s) return s;
+  if (Status s = write("allocation.csv", allocation_csv(run)); !s) return s;
+  const std::string summary = summarize(run).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  if (Status s = write("summary.json", summary); !s) return s;
   if (options.traces) {
-    Placement placement = place_on_cpus(run);
-    ParaverTrace paraver = paraver_trace(run, placement, ml);
-    files.emplace_back("trace.prv", std::move(paraver.prv));
-    files.emplace_back("trace.pcf", std::move(paraver.pcf));
-    files.emplace_back("trace.row", std::move(paraver.row));
-    files.emplace_back("trace.json", chrome_trace(run, placement, ml));
+    const Placement placement = place_on_cpus(run);
+    {
+      const ParaverTrace paraver = paraver_trace(run, placement, ml);
+      if (Status s = write("trace.prv", paraver.prv); !s) return s;
+      if (Status s = write("trace.pcf", paraver.pcf); !s) return s;
+      if (Status s = write("trace.row", paraver.row); !s) return s;
+    }
+    if (Status s = write("trace.json", chrome_trace(run, placement, ml)); !s) return s;
   }
   // jobs.csv last: once it exists, every other file of a first write exists too.
-  files.emplace_back("jobs.csv", jobs_csv(run));
-  for (const auto& [name, content] : files) {
-    if (Status s = text::write_file_atomically((std::filesystem::path(dir) / name).string(), content); !s) return s;
-  }
-  return {};
+  return write("jobs.csv", jobs_csv(run));
 }
 
 }  // namespace cosched::results

@@ -137,4 +137,15 @@ Placement place_on_cpus(const Run& run) {
   return std::move(placer).finish();
 }
 
+std::size_t trace_pieces(const Run& run) {
+  std::size_t pieces = 0;
+  for (const JobRecord& j : run.jobs) {
+    for (const CpuSegment& s : j.allocation) {
+      if (!drawable(s)) continue;
+      pieces += !s.cpu_list.empty() ? s.cpu_list.size() : static_cast<std::size_t>(std::max(s.cpus, 0));
+    }
+  }
+  return pieces;
+}
+
 }  // namespace cosched::results

@@ -34,4 +34,9 @@ struct Placement {
 
 Placement place_on_cpus(const Run& run);
 
+// How many pieces place_on_cpus would draw: one per CPU of each drawable segment (its cpu_list, or `cpus`
+// rows when it names none). The traces cost about 360 bytes per piece on disk (trace.prv and trace.json
+// together, measured in docs/performance.md), so a caller can refuse a trace it cannot hold before building it.
+std::size_t trace_pieces(const Run& run);
+
 }  // namespace cosched::results

@@ -12,6 +12,7 @@
 #include "policies/registry.hpp"
 #include "qs/catalog.hpp"
 #include "qs/results.hpp"
+#include "qs/trace_placement.hpp"
 #include "qs/swf.hpp"
 #include "sim/cli/options.hpp"
 #include "rm/placement/topology.hpp"
@@ -110,6 +111,22 @@ bool choose_traces(sim::Options& o, std::size_t jobs) {
     if (!o.quiet) std::cerr << "cosched-sim: " << jobs << " jobs: no traces and no CPU lists (--traces on to force)\n";
   }
   return traces;
+}
+
+// --traces auto, after the run: the traces cost about 360 bytes per piece (one CPU of one allocation
+// segment; docs/performance.md), so a run that changed allocations millions of times (time sharing: every
+// job stops and resumes every quantum) gets none, rather than tens of gigabytes built in memory. The bound
+// is our choice: about 360 MB of traces.
+bool keep_traces(const sim::Options& o, const results::Run& run, bool traces) {
+  constexpr std::size_t kAutoTracePieces = 1'000'000;
+  if (!traces || o.traces != "auto") return traces;
+  const std::size_t pieces = results::trace_pieces(run);
+  if (pieces <= kAutoTracePieces) return true;
+  if (!o.quiet) {
+    std::cerr << fmt::format("cosched-sim: {} CPU pieces to draw (more than {}): no traces; allocation.csv has "
+                             "them all (--traces on to force)\n", pieces, kAutoTracePieces);
+  }
+  return false;
 }
 
 // The simulated machine: --cpus flat, or an SMT machine from an hwloc synthetic description (the daemon's own
@@ -211,7 +228,7 @@ int main(int argc, char** argv) {
   const results::Run run = make_run(o, **pol, engine, *workload);
   if (!o.dry_run) {
     results::WriteOptions wo;
-    wo.traces = traces;
+    wo.traces = keep_traces(o, run, traces);
     if (auto st = results::write_run(o.out_dir, run, wo); !st) return fail(st.error().message, sim::kExitOutputFailed);
   }
   if (decision_log.is_open() && !decision_log.flush()) {

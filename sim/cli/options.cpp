@@ -140,7 +140,8 @@ ParsedOptions parse_options(int argc, char** argv) {
   app.add_option("--name", o.name, "run label in summary.json (default: sim-<policy>)");
   app.add_flag("--decisions", o.write_decisions, "also write DIR/decisions.jsonl (the daemon's decision log)");
   app.add_option("--traces", o.traces,
-                 "write the Paraver/Chrome traces: on, off, or auto (off above 2,000 jobs: they grow with jobs x CPUs)")
+                 "write the Paraver/Chrome traces: on, off, or auto (off above 2,000 jobs, or above 1,000,000 CPU "
+                 "pieces drawn: they grow with CPUs x reallocations)")
       ->check(CLI::IsMember({"on", "off", "auto"}))
       ->capture_default_str();
   app.add_flag("--dry-run", o.dry_run, "simulate and print the summary, write no file (sweeps, benchmarks)");

@@ -91,6 +91,28 @@ class Sim(unittest.TestCase):
             first = json.loads(f.readline())
         self.assertEqual(first["policy"], "equip")
 
+    def test_auto_traces_stop_at_a_million_pieces_and_keep_every_table(self):
+        # Two 64-CPU jobs under gang on 64 CPUs swap rows every 100 ms quantum: every quantum is a new
+        # 64-CPU segment, so the traces would draw segments x 64 pieces. 1,000 s each: 20,000 segments,
+        # 1.28 M pieces (over the bound of 1,000,000: no traces); 500 s each: 0.64 M pieces (traces).
+        for seconds, traced in ((500, True), (1000, False)):
+            swf = os.path.join(self.dir, f"gang-{seconds}.swf")
+            with open(swf, "w") as f:
+                for job in (1, 2):
+                    f.write(f"{job} 0 -1 {seconds} 64 -1 -1 64 {seconds} -1 1 1 1 -1 -1 -1 -1 -1\n")
+            out = os.path.join(self.dir, f"gang-{seconds}")
+            p = run(SIM, swf, "--cpus", "64", "--policy", "gang", "-o", out)
+            with open(os.path.join(out, "allocation.csv"), newline="") as f:
+                rows = list(csv.DictReader(f))
+            pieces = sum(len(r["cpu_list"].split()) for r in rows)
+            self.assertEqual(pieces, 64 * len(rows))
+            self.assertEqual(pieces > 1_000_000, not traced, pieces)
+            self.assertEqual(os.path.exists(os.path.join(out, "trace.prv")), traced)
+            self.assertEqual(os.path.exists(os.path.join(out, "trace.json")), traced)
+            self.assertEqual(f"{pieces} CPU pieces to draw" in p.stderr, not traced, p.stderr)
+            self.assertEqual(len(read_jobs(out)), 2)
+            self.assertEqual(read_summary(out)["policy"], "gang")
+
     def test_pdpa_gives_flat_jobs_one_cpu_and_shorter_responses(self):
         # §5.3: PDPA shrinks apsi (no speedup) to one CPU and, coordinating with the queue, starts jobs that
         # Equipartition's fixed ML of 4 keeps waiting: much lower response times.

@@ -40,6 +40,20 @@ TEST(Placement, NamedCpusAreKept) {
   EXPECT_EQ(rows.count(3), 0U);  // never ran: nothing drawn
 }
 
+// trace_pieces counts what place_on_cpus draws: a named segment's CPUs, an unnamed one's `cpus`, and
+// nothing for a segment that held no time.
+TEST(Placement, PiecesCountedAsDrawn) {
+  results::Run run;
+  run.machine_cpus = 4;
+  CpuSegment named = unnamed(0, 10, 3);
+  named.cpu_list = {0, 1, 2};
+  run.jobs.push_back(job(1, "a", 0, 0, 10, {named}));                                        // 3
+  run.jobs.push_back(job(2, "b", 0, 0, 20, {unnamed(0, 10, 2), unnamed(10, 20, 4)}));       // 2 + 4
+  run.jobs.push_back(job(3, "c", 5, 5, 5, {unnamed(5, 5, 4), unnamed(6, 5, 2)}));           // 0: no time
+  EXPECT_EQ(trace_pieces(run), 9U);
+  EXPECT_EQ(place_on_cpus(run).pieces.size(), 9U);
+}
+
 TEST(Placement, NativeFirstFitOverTime) {
   results::Run run;
   run.machine_cpus = 4;
