@@ -86,6 +86,10 @@ Decision Gang::decide(const Snapshot& s) {
   }
   const std::vector<char> alternate = fill_idle(s, width, runs);
 
+  if (row_labels_.size() != static_cast<std::size_t>(nrows)) {
+    row_labels_.clear();
+    for (int r = 1; r <= nrows; ++r) row_labels_.push_back(fmt::format("row {}/{}", r, nrows));
+  }
   Decision d;
   d.jobs.reserve(n);
   int my_row = -1;
@@ -96,7 +100,7 @@ Decision Gang::decide(const Snapshot& s) {
   }
   for (std::size_t i = 0; i < n; ++i) {
     const auto& j = s.jobs[i];
-    Allocation a{j.id, width[i], runs[i] != 0, fmt::format("row {}/{}", rows[i] + 1, nrows), ""};
+    Allocation a{j.id, width[i], runs[i] != 0, row_labels_[static_cast<std::size_t>(rows[i])], ""};
     if (a.runnable != j.runnable || a.cpus != j.allocation) {
       if (alternate[i]) {
         a.reason = fmt::format("gang: row {} of {} runs; this job (row {}) fills {} idle CPU(s) of it",

@@ -18,6 +18,8 @@
 #pragma once
 
 #include <map>
+#include <string>
+#include <vector>
 
 #include "policies/param_spec.hpp"
 #include "policies/policy.hpp"
@@ -47,6 +49,7 @@ class Gang final : public TabledPolicy<Gang> {
   std::uint64_t step_ = 0;             // rows started so far
   std::vector<JobId> row_;             // the jobs of the row now running
   std::map<JobId, std::uint64_t> last_run_;  // the step in which each job's row last ran
+  std::vector<std::string> row_labels_;      // "row k/n" for k = 1..n, kept while n stays (a decision a quantum)
 };
 
 // Ousterhout's matrix for these widths (min(ρ, P) each): the row index of every job, first fit.

@@ -66,7 +66,7 @@ nlohmann::json entry_of(const ProcessAction& a) {
 
 }  // namespace
 
-DecisionCore::DecisionCore(CoreMachine machine) : machine_(std::move(machine)) {}
+DecisionCore::DecisionCore(CoreMachine machine) : machine_(std::move(machine)) { recent_.reserve(kRecentPlacements); }
 
 Proposal DecisionCore::propose(policy::Policy& policy, const policy::Snapshot& s,
                                const std::vector<CoreJob>& jobs) const {
@@ -91,13 +91,20 @@ const std::vector<const CpuSet*>& DecisionCore::place(const std::vector<PlaceReq
   placed_.clear();
   if (!machine_.place_cpus) return placed_;  // settle() reads each job's own CPU set
   placed_.reserve(reqs.size());
-  if (!placed_once_ || groups != last_groups_ || !same_requests(reqs, last_requests_)) {
-    last_placed_ = place_with_groups(machine_.order, machine_.core_of, reqs, groups);
-    last_requests_ = reqs;
-    last_groups_ = groups;
-    placed_once_ = true;
+  auto hit = std::find_if(recent_.begin(), recent_.end(), [&](const RecentPlacement& e) {
+    return e.groups == groups && same_requests(reqs, e.requests);
+  });
+  if (hit == recent_.end()) {
+    RecentPlacement fresh{reqs, groups, place_with_groups(machine_.order, machine_.core_of, reqs, groups)};
+    if (recent_.size() < kRecentPlacements) {
+      hit = recent_.insert(recent_.end(), std::move(fresh));
+    } else {
+      hit = recent_.begin() + static_cast<std::ptrdiff_t>(oldest_);
+      *hit = std::move(fresh);
+      oldest_ = (oldest_ + 1) % kRecentPlacements;
+    }
   }
-  for (const auto& r : reqs) placed_.push_back(&last_placed_.at(r.id));
+  for (const auto& r : reqs) placed_.push_back(&hit->placed.at(r.id));
   return placed_;
 }
 

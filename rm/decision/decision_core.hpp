@@ -148,19 +148,25 @@ class DecisionCore {
   void act_on_stopped(const std::vector<CoreJob>& jobs, bool every, Settled& out) const;
   static void finish(const Proposal& p, const SettleContext& ctx, bool every, Settled& out);
 
-  // Each request's CPU set, in request order (pointers into last_placed_). Without placement there are no
+  // Each request's CPU set, in request order (pointers into an entry of recent_). Without placement there are no
   // requests (a count needs none) and nothing is placed: every job keeps its own CPU set.
   const std::vector<const CpuSet*>& place(const std::vector<PlaceRequest>& reqs,
                                           const std::vector<std::vector<policy::JobId>>& groups);
 
   CoreMachine machine_;
   std::map<policy::JobId, std::vector<policy::JobId>> partners_;
-  // The last placement's input and output: placement is a pure function, so the same input gives the same
-  // CPU sets without placing again (a quantum that changes nothing costs the simulator no placement).
-  std::vector<PlaceRequest> last_requests_;
-  std::vector<std::vector<policy::JobId>> last_groups_;
-  std::map<policy::JobId, CpuSet> last_placed_;
-  bool placed_once_ = false;
+  // The last few placements' inputs and outputs: placement is a pure function, so the same input gives the
+  // same CPU sets without placing again. A quantum that changes nothing costs no placement, nor does gang's
+  // next turn of a row placed before (a stopped job keeps its CPU set, so its row's request comes back the
+  // same). kRecentPlacements is our choice: enough for a few rows; a miss replaces the oldest.
+  struct RecentPlacement {
+    std::vector<PlaceRequest> requests;
+    std::vector<std::vector<policy::JobId>> groups;
+    std::map<policy::JobId, CpuSet> placed;
+  };
+  static constexpr std::size_t kRecentPlacements = 4;
+  std::vector<RecentPlacement> recent_;  // at most kRecentPlacements
+  std::size_t oldest_ = 0;               // the entry a miss replaces once recent_ is full
   std::vector<const CpuSet*> placed_;  // place()'s answer, its storage kept from one decision to the next
   // settle()'s scratch, kept for the same reason; job i's entries are jobs[i]'s (classify, request).
   std::vector<const policy::Allocation*> scratch_alloc_;

@@ -153,7 +153,8 @@ std::map<policy::JobId, CpuSet> place(const std::vector<int>& order, const std::
     std::stable_sort(keeping.begin(), keeping.end(),
                      [&](std::size_t a, std::size_t b) { return weights[a] > weights[b]; });
     for (std::size_t i : keeping) {
-      for (int c : requests[i].current.to_vector()) {
+      const CpuSet& current = requests[i].current;
+      for (int c = current.first(); c >= 0; c = current.next(c)) {
         if (static_cast<int>(kept[i].size()) >= wants[i]) break;
         if (c >= static_cast<int>(pos_of_cpu.size()) || pos_of_cpu[static_cast<std::size_t>(c)] < 0) continue;
         int p = pos_of_cpu[static_cast<std::size_t>(c)];
