@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <climits>
 #include <cstdlib>
+#include <functional>
+#include <queue>
+#include <tuple>
 
 namespace cosched::rm {
 
@@ -15,35 +18,6 @@ struct Slots {
 
 // The threads a request puts on each of its CPUs.
 int weight_of(const PlaceRequest& r, int want) { return r.threads > want ? (r.threads + want - 1) / want : 1; }
-
-// Position a job of weight `w` may still take: lowest load, then nearest to its kept CPUs (dist[p]: distance
-// from p to the nearest kept position; 0 everywhere when nothing is kept), then lowest position.
-int pick_near(const Slots& s, int w, const std::vector<char>& mine, const std::vector<int>& dist) {
-  int best = -1;
-  int best_load = INT_MAX;
-  int best_dist = INT_MAX;
-  const int n = static_cast<int>(s.load.size());
-  for (int p = 0; p < n; ++p) {
-    if (mine[static_cast<std::size_t>(p)] || s.load[static_cast<std::size_t>(p)] + w > s.cap) continue;
-    int load = s.load[static_cast<std::size_t>(p)];
-    int d = dist[static_cast<std::size_t>(p)];
-    if (load < best_load || (load == best_load && d < best_dist)) {
-      best = p;
-      best_load = load;
-      best_dist = d;
-    }
-  }
-  return best;
-}
-
-// dist[q] = min(dist[q], |q - p|) after p became kept: only the positions nearer to p than to any earlier
-// kept position change, and they form one run on each side of p.
-void keep_position(std::vector<int>& dist, int p) {
-  const int n = static_cast<int>(dist.size());
-  dist[static_cast<std::size_t>(p)] = 0;
-  for (int q = p - 1; q >= 0 && dist[static_cast<std::size_t>(q)] > p - q; --q) dist[static_cast<std::size_t>(q)] = p - q;
-  for (int q = p + 1; q < n && dist[static_cast<std::size_t>(q)] > q - p; ++q) dist[static_cast<std::size_t>(q)] = q - p;
-}
 
 // For a job with nothing kept: the first run of `need` consecutive positions it may take (`barred` false) at
 // the lowest load among those, so a new job lands on a compact block instead of filling holes one by one.
@@ -62,40 +36,121 @@ int first_block(const Slots& s, int need, const std::vector<char>& barred) {
   return -1;
 }
 
+// The positions a growing job takes, one at a time: the lowest load first (taking one changes no other
+// position's load, so a load level is used up before the next), then the nearest to its kept positions, then
+// the lowest. Within a level, the kept positions cut the candidates into gaps; the nearest candidate of a gap is
+// its first or its last, so each gap's candidates stay one run of `cand` that shrinks from its ends, and a heap
+// holds each gap's best. A pick costs O(log gaps) instead of a scan of the machine.
+class LevelPicker {
+ public:
+  // The candidates of load `level`: positions not in `mine` (kept or barred) at that load, and their gaps.
+  LevelPicker(const Slots& s, int level, const std::vector<char>& mine, const std::vector<char>& is_kept) {
+    const int n = static_cast<int>(s.load.size());
+    Gap g;
+    for (int p = 0; p < n; ++p) {
+      const auto i = static_cast<std::size_t>(p);
+      if (is_kept[i]) {
+        g.right = p;
+        close(g);
+        g = Gap{};
+        g.left = p;
+        g.first = static_cast<int>(cand_.size());
+      } else if (!mine[i] && s.load[i] == level) {
+        cand_.push_back(p);
+      }
+    }
+    close(g);
+  }
+  // The position to take, or -1 when the level is used up.
+  int take() {
+    if (heap_.empty()) return -1;
+    const auto [dist, p, gi] = heap_.top();
+    heap_.pop();
+    Gap& g = gaps_[static_cast<std::size_t>(gi)];
+    if (p == cand_[static_cast<std::size_t>(g.first)]) {
+      g.left = p;
+      ++g.first;
+    } else {
+      g.right = p;
+      --g.last;
+    }
+    push(gi);
+    return p;
+  }
+
+ private:
+  struct Gap {
+    int left = -1;   // the kept position before it; -1: none
+    int right = -1;  // the kept position after it; -1: none
+    int first = 0;   // its candidates: cand_[first..last]
+    int last = -1;
+  };
+  void close(Gap& g) {
+    g.last = static_cast<int>(cand_.size()) - 1;
+    gaps_.push_back(g);
+    push(static_cast<int>(gaps_.size()) - 1);
+  }
+  // The gap's best candidate (distance, position) into the heap; none when it has no candidates left.
+  void push(int gi) {
+    const Gap& g = gaps_[static_cast<std::size_t>(gi)];
+    if (g.first > g.last) return;
+    const int lo = cand_[static_cast<std::size_t>(g.first)];
+    const int hi = cand_[static_cast<std::size_t>(g.last)];
+    if (g.left < 0 && g.right < 0) {
+      heap_.push({0, lo, gi});  // nothing kept: every position is at distance 0, the lowest wins
+    } else if (g.left < 0) {
+      heap_.push({g.right - hi, hi, gi});
+    } else if (g.right < 0 || lo - g.left <= g.right - hi) {
+      heap_.push({lo - g.left, lo, gi});  // a tie goes to the lower position
+    } else {
+      heap_.push({g.right - hi, hi, gi});
+    }
+  }
+  using Entry = std::tuple<int, int, int>;  // distance, position, gap
+  std::vector<int> cand_;
+  std::vector<Gap> gaps_;
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> heap_;
+};
+
+// The lowest load among positions not in `mine`; INT_MAX when there are none.
+int lowest_load(const Slots& s, const std::vector<char>& mine) {
+  int lowest = INT_MAX;
+  for (std::size_t p = 0; p < s.load.size(); ++p) {
+    if (!mine[p]) lowest = std::min(lowest, s.load[p]);
+  }
+  return lowest;
+}
+
 // Pass 2 for one request: from what it kept, take more positions until it has `want` (a compact block for a
 // job that kept nothing, else the nearest at the lowest load), raising the sharing cap when rounding leaves
-// none. `mine` and `dist` are scratch space.
+// none. `mine` and `is_kept` are scratch space.
 void grow(Slots& s, int want, int w, const std::vector<char>& barred, std::vector<int>& kept,
-          std::vector<char>& mine, std::vector<int>& dist) {
+          std::vector<char>& mine, std::vector<char>& is_kept) {
   if (static_cast<int>(kept.size()) >= want) return;
   mine = barred;  // a position it may not take counts as taken
-  for (int p : kept) mine[static_cast<std::size_t>(p)] = 1;
+  std::fill(is_kept.begin(), is_kept.end(), 0);
+  for (int p : kept) mine[static_cast<std::size_t>(p)] = is_kept[static_cast<std::size_t>(p)] = 1;
   if (kept.empty()) {
     int start = first_block(s, want, barred);
     if (start >= 0) {
       for (int p = start; p < start + want; ++p) {
         kept.push_back(p);
-        mine[static_cast<std::size_t>(p)] = 1;
+        mine[static_cast<std::size_t>(p)] = is_kept[static_cast<std::size_t>(p)] = 1;
         s.load[static_cast<std::size_t>(p)] += w;
       }
     }
   }
-  // Nothing kept: every position is at distance 0 (the lowest-load, lowest position wins).
-  std::fill(dist.begin(), dist.end(), kept.empty() ? 0 : INT_MAX);
-  for (int p : kept) keep_position(dist, p);
-  const bool started_empty = kept.empty();
   while (static_cast<int>(kept.size()) < want) {
-    int p = pick_near(s, w, mine, dist);
-    if (p < 0) {
-      // Every position is at the cap (rounding): allow one more job on the least loaded CPU we lack.
-      ++s.cap;
-      continue;
+    const int level = lowest_load(s, mine);
+    if (level == INT_MAX) return;  // unreachable: want never exceeds the positions it may take
+    // Every position is at the cap (rounding): allow one more job on the least loaded CPUs we lack.
+    if (level + w > s.cap) s.cap = level + w;
+    LevelPicker picker(s, level, mine, is_kept);
+    for (int p = picker.take(); p >= 0 && static_cast<int>(kept.size()) < want; p = picker.take()) {
+      kept.push_back(p);
+      mine[static_cast<std::size_t>(p)] = is_kept[static_cast<std::size_t>(p)] = 1;
+      s.load[static_cast<std::size_t>(p)] += w;
     }
-    kept.push_back(p);
-    mine[static_cast<std::size_t>(p)] = 1;
-    s.load[static_cast<std::size_t>(p)] += w;
-    if (started_empty && kept.size() == 1) std::fill(dist.begin(), dist.end(), INT_MAX);
-    keep_position(dist, p);
   }
 }
 
@@ -143,7 +198,7 @@ std::map<policy::JobId, CpuSet> place(const std::vector<int>& order, const std::
   auto restricted = [&](std::size_t i) { return std::find(barred[i].begin(), barred[i].end(), 1) != barred[i].end(); };
   const auto split = std::stable_partition(restricted_first.begin(), restricted_first.end(), restricted);
   std::vector<char> mine(static_cast<std::size_t>(n), 0);
-  std::vector<int> dist(static_cast<std::size_t>(n), 0);
+  std::vector<char> is_kept(static_cast<std::size_t>(n), 0);
   for (const auto& group : {std::vector<std::size_t>(restricted_first.begin(), split),
                             std::vector<std::size_t>(split, restricted_first.end())}) {
     // Pass 1: keep current CPUs, lowest positions first, up to the new count and the sharing cap; a job of
@@ -171,7 +226,7 @@ std::map<policy::JobId, CpuSet> place(const std::vector<int>& order, const std::
       auto need = [&](std::size_t i) { return wants[i] - static_cast<int>(kept[i].size()); };
       return need(a) > need(b);
     });
-    for (std::size_t i : idx) grow(s, wants[i], weights[i], barred[i], kept[i], mine, dist);
+    for (std::size_t i : idx) grow(s, wants[i], weights[i], barred[i], kept[i], mine, is_kept);
   }
   for (std::size_t i = 0; i < requests.size(); ++i) {
     CpuSet set;

@@ -45,6 +45,13 @@ TEST(Placement, GrowsNextToWhatItHas) {
   EXPECT_EQ(out[1].last() - out[1].first(), 2) << s(out[1]);  // contiguous around CPU 5
 }
 
+TEST(Placement, GrowsOneNearestCpuAtATimeLowestFirst) {
+  // Job 1 keeps 2 and 7 and wants 6 of 10. Each pick takes the CPU nearest to what it has then, the lowest on a
+  // tie: 1 (distance 1, lower than 3, 6 and 8), then 0 (now at distance 1 from 1), 3, and 4 (next to 3).
+  auto out = place(range(10), {{1, 6, CpuSet::of({2, 7}), {}}});
+  EXPECT_EQ(s(out[1]), "0-4,7");
+}
+
 TEST(Placement, OversubscriptionSpreadsEvenly) {
   // Four jobs of 1 CPU on 2 CPUs: two per CPU, never three.
   auto out = place(range(2), {{1, 1, {}, {}}, {2, 1, {}, {}}, {3, 1, {}, {}}, {4, 1, {}, {}}});
