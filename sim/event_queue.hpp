@@ -13,11 +13,12 @@
 //   resume         a job starts sampling iterations again (no decision depends on it at t)
 //
 // Cancellation is lazy: an event carries the generation of its job at push time, and the engine drops a
-// popped event whose generation is stale. That keeps push/pop O(log n) with no search.
+// popped event whose generation is stale. That keeps push/pop O(log n) with no search; drop_if clears out
+// the stale ones when they pile up (the order is total, so the heap's layout never shows).
 #pragma once
 
 #include <cstdint>
-#include <queue>
+#include <algorithm>
 #include <vector>
 
 namespace cosched::sim {
@@ -34,7 +35,7 @@ struct SimEvent {
   std::uint64_t seq = 0;         // insertion order: the last tie-breaker
 };
 
-// "a comes after b": the comparator std::priority_queue wants for a min-queue.
+// "a comes after b": the comparator the std heap algorithms want for a min-queue.
 struct EventAfter {
   bool operator()(const SimEvent& a, const SimEvent& b) const noexcept {
     if (a.t != b.t) return a.t > b.t;
@@ -46,20 +47,28 @@ struct EventAfter {
 class EventQueue {
  public:
   void push(double t, EventKind kind, std::int64_t subject = -1, std::uint64_t generation = 0) {
-    heap_.push(SimEvent{t, kind, subject, generation, next_seq_++});
+    heap_.push_back(SimEvent{t, kind, subject, generation, next_seq_++});
+    std::push_heap(heap_.begin(), heap_.end(), EventAfter{});
   }
   [[nodiscard]] bool empty() const noexcept { return heap_.empty(); }
   [[nodiscard]] std::size_t size() const noexcept { return heap_.size(); }
-  [[nodiscard]] const SimEvent& top() const { return heap_.top(); }
+  [[nodiscard]] const SimEvent& top() const { return heap_.front(); }
   SimEvent pop() {
-    SimEvent e = heap_.top();
-    heap_.pop();
+    std::pop_heap(heap_.begin(), heap_.end(), EventAfter{});
+    SimEvent e = heap_.back();
+    heap_.pop_back();
     return e;
+  }
+  // Removes every event `drop` says yes to, in O(n).
+  template <class Pred>
+  void drop_if(Pred drop) {
+    std::erase_if(heap_, drop);
+    std::make_heap(heap_.begin(), heap_.end(), EventAfter{});
   }
   [[nodiscard]] std::uint64_t pushed() const noexcept { return next_seq_; }
 
  private:
-  std::priority_queue<SimEvent, std::vector<SimEvent>, EventAfter> heap_;
+  std::vector<SimEvent> heap_;  // a binary heap under EventAfter
   std::uint64_t next_seq_ = 0;
 };
 

@@ -80,6 +80,7 @@ void Simulator::run(const ProgressFn& progress) {
       update_cpu_sharing();
     }
     if (events_.empty()) break;
+    if (events_.size() > compact_at_) compact_events();
     SimEvent e = events_.pop();
     handle(e);
     if (progress && (stats_.events & 0xffff) == 0) progress(now_, finished_, jobs_.size());
@@ -93,20 +94,29 @@ void Simulator::run(const ProgressFn& progress) {
   if (progress) progress(now_, finished_, jobs_.size());
 }
 
+bool Simulator::stale(const SimEvent& e) const {
+  if (e.kind == EventKind::arrival || e.kind == EventKind::quantum) return false;
+  if (e.kind == EventKind::timer) return e.generation != timer_generation_;
+  auto it = running_.find(e.subject);
+  if (it == running_.end()) return true;  // a job that ended never runs again
+  const RunningJob& j = *it->second.job;
+  return (e.kind == EventKind::waiting ? j.waiting_generation() : j.generation()) != e.generation;
+}
+
 void Simulator::handle(const SimEvent& e) {
   now_ = std::max(now_, e.t);
+  // A cancelled event does nothing, not even the flush below: so dropping it unpopped (compact_events) changes
+  // nothing either.
+  if (stale(e)) {
+    ++stats_.stale_events;
+    return;
+  }
   const bool job_event = e.kind == EventKind::completion || e.kind == EventKind::iteration_end ||
                          e.kind == EventKind::waiting || e.kind == EventKind::resume;
-  // A job's own event sees the allocation decided for it earlier at this instant.
-  if (job_event) flush_job_update(e.subject);
-  if (e.kind != EventKind::arrival && e.kind != EventKind::quantum) {
-    const bool stale = e.kind == EventKind::timer ? e.generation != timer_generation_ : [&] {
-      auto it = running_.find(e.subject);
-      if (it == running_.end()) return true;
-      const RunningJob& j = *it->second.job;
-      return (e.kind == EventKind::waiting ? j.waiting_generation() : j.generation()) != e.generation;
-    }();
-    if (stale) {
+  // A job's own event sees the allocation decided for it earlier at this instant, which may replace the event.
+  if (job_event) {
+    flush_job_update(e.subject);
+    if (stale(e)) {
       ++stats_.stale_events;
       return;
     }
@@ -236,6 +246,14 @@ void Simulator::depart(policy::JobId id) {
   policy_.forget(id);
   note_ml();
   tick_needed_ |= decide(policy::Event::departure, id);
+}
+
+void Simulator::compact_events() {
+  // Every reallocation pushes a job's next events again and leaves the old ones to be dropped when popped; under
+  // time sharing (a reallocation every quantum) they would outnumber the live ones many times over and make every
+  // push and pop dearer. Dropping them is invisible: the queue's order is total, and a stale event does nothing.
+  events_.drop_if([this](const SimEvent& e) { return stale(e); });
+  compact_at_ = std::max(kMinCompactAt, 2 * events_.size());  // our choice: amortised O(1) per push
 }
 
 void Simulator::schedule(policy::JobId id) {

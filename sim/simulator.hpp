@@ -162,6 +162,8 @@ class Simulator {
   bool apply(const policy::Decision& d, const rm::Settled& s);
   void on_tick(std::int64_t index);
   void flush_job_update(policy::JobId id);
+  [[nodiscard]] bool stale(const SimEvent& e) const;  // cancelled since it was pushed (lazy cancellation)
+  void compact_events();                               // drops the stale events still queued
   void flush_job_updates();
   policy::JobView* view_of(policy::JobId id);
   void log_decision(const rm::Settled& s);
@@ -181,6 +183,8 @@ class Simulator {
 
   EventQueue events_;
   double now_ = 0;
+  static constexpr std::size_t kMinCompactAt = 4096;  // our choice: below this the queue is cheap anyway
+  std::size_t compact_at_ = kMinCompactAt;            // the queue size at which compact_events runs
   std::vector<std::size_t> open_;  // jobs released at their submit time, in workload order
   std::map<std::int64_t, std::vector<std::size_t>> successors_;  // job number → jobs released when it ends
   std::size_t finished_ = 0;

@@ -52,3 +52,21 @@ TEST(EventQueue, InterleavedPushPopKeepsOrderAndCountsPushes) {
   EXPECT_TRUE(q.empty());
   EXPECT_EQ(q.pushed(), 3u);
 }
+
+TEST(EventQueue, DroppingEventsKeepsTheOthersInOrder) {
+  // Subject k at time 99 - k; dropping the odd subjects leaves the even ones, popped from subject 98 down, and
+  // an event pushed after the drop takes its place among them.
+  EventQueue q;
+  for (int k = 0; k < 100; ++k) q.push(99.0 - k, k % 2 ? EventKind::completion : EventKind::arrival, k);
+  q.drop_if([](const cosched::sim::SimEvent& e) { return e.subject % 2 == 1; });
+  EXPECT_EQ(q.size(), 50u);
+  q.push(50.5, EventKind::timer, 1000);
+  std::vector<std::int64_t> order;
+  while (!q.empty()) order.push_back(q.pop().subject);
+  std::vector<std::int64_t> want;
+  for (int k = 98; k >= 50; k -= 2) want.push_back(k);
+  want.push_back(1000);  // t = 50.5 comes after subject 50 (t = 49) and before 48 (t = 51)
+  for (int k = 48; k >= 0; k -= 2) want.push_back(k);
+  EXPECT_EQ(order, want);
+  EXPECT_EQ(q.pushed(), 101u);
+}
