@@ -150,22 +150,30 @@ Allocation VtqDss::allocation_for(const JobView& j, const std::vector<JobId>& ru
   for (const auto& g : gang_) {
     if (g.id == j.id) m = &g;
   }
-  if (contains(running, j.id)) {
+  const bool in_gang = contains(running, j.id);
+  const auto f = in_gang ? fillers_.end() : fillers_.find(j.id);
+  const bool filler = f != fillers_.end();
+  if (in_gang) {
     a.cpus = m->cpus;
     a.runnable = true;
     a.state = "gang";
-    a.reason = fmt::format("vtq-dss: its gang runs; DSS gives {} CPU(s), quantum q={:.0f} ms (T={:.3f} CPU·s)", m->cpus,
-                           quantum(j.id) * 1000, cpu_time(j.id));
-  } else if (auto f = fillers_.find(j.id); f != fillers_.end()) {
+  } else if (filler) {
     a.cpus = std::max(f->second.first, 1);
     a.runnable = true;
     a.state = contains(repository_, j.id) ? "hole (repository)" : "hole";
+  } else if (contains(repository_, j.id)) {
+    a.state = "repository";
+  }
+  // No change: nothing to explain (and no reason formatted, a cost every quantum for every job).
+  if (a.runnable == j.runnable && a.cpus == j.allocation) return a;
+  if (in_gang) {
+    a.reason = fmt::format("vtq-dss: its gang runs; DSS gives {} CPU(s), quantum q={:.0f} ms (T={:.3f} CPU·s)", m->cpus,
+                           quantum(j.id) * 1000, cpu_time(j.id));
+  } else if (filler) {
     a.reason = fmt::format("vtq-dss: fills {} CPU(s) the gang leaves idle until the step ends", a.cpus);
   } else {
-    if (contains(repository_, j.id)) a.state = "repository";
     a.reason = m != nullptr ? "vtq-dss: its quantum in this step ended" : "vtq-dss: another gang runs";
   }
-  if (a.runnable == j.runnable && a.cpus == j.allocation) a.reason.clear();  // no change: nothing to explain
   return a;
 }
 
