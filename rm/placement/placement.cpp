@@ -4,7 +4,6 @@
 #include <climits>
 #include <cstdlib>
 #include <functional>
-#include <queue>
 #include <tuple>
 
 namespace cosched::rm {
@@ -40,11 +39,15 @@ int first_block(const Slots& s, int need, const std::vector<char>& barred) {
 // position's load, so a load level is used up before the next), then the nearest to its kept positions, then
 // the lowest. Within a level, the kept positions cut the candidates into gaps; the nearest candidate of a gap is
 // its first or its last, so each gap's candidates stay one run of `cand` that shrinks from its ends, and a heap
-// holds each gap's best. A pick costs O(log gaps) instead of a scan of the machine.
+// holds each gap's best. A pick costs O(log gaps) instead of a scan of the machine. One picker serves a whole
+// placement, so its storage is allocated once.
 class LevelPicker {
  public:
   // The candidates of load `level`: positions not in `mine` (kept or barred) at that load, and their gaps.
-  LevelPicker(const Slots& s, int level, const std::vector<char>& mine, const std::vector<char>& is_kept) {
+  void reset(const Slots& s, int level, const std::vector<char>& mine, const std::vector<char>& is_kept) {
+    cand_.clear();
+    gaps_.clear();
+    heap_.clear();
     const int n = static_cast<int>(s.load.size());
     Gap g;
     for (int p = 0; p < n; ++p) {
@@ -64,8 +67,9 @@ class LevelPicker {
   // The position to take, or -1 when the level is used up.
   int take() {
     if (heap_.empty()) return -1;
-    const auto [dist, p, gi] = heap_.top();
-    heap_.pop();
+    std::pop_heap(heap_.begin(), heap_.end(), std::greater<>{});
+    const auto [dist, p, gi] = heap_.back();
+    heap_.pop_back();
     Gap& g = gaps_[static_cast<std::size_t>(gi)];
     if (p == cand_[static_cast<std::size_t>(g.first)]) {
       g.left = p;
@@ -97,19 +101,20 @@ class LevelPicker {
     const int lo = cand_[static_cast<std::size_t>(g.first)];
     const int hi = cand_[static_cast<std::size_t>(g.last)];
     if (g.left < 0 && g.right < 0) {
-      heap_.push({0, lo, gi});  // nothing kept: every position is at distance 0, the lowest wins
+      heap_.emplace_back(0, lo, gi);  // nothing kept: every position is at distance 0, the lowest wins
     } else if (g.left < 0) {
-      heap_.push({g.right - hi, hi, gi});
+      heap_.emplace_back(g.right - hi, hi, gi);
     } else if (g.right < 0 || lo - g.left <= g.right - hi) {
-      heap_.push({lo - g.left, lo, gi});  // a tie goes to the lower position
+      heap_.emplace_back(lo - g.left, lo, gi);  // a tie goes to the lower position
     } else {
-      heap_.push({g.right - hi, hi, gi});
+      heap_.emplace_back(g.right - hi, hi, gi);
     }
+    std::push_heap(heap_.begin(), heap_.end(), std::greater<>{});
   }
   using Entry = std::tuple<int, int, int>;  // distance, position, gap
   std::vector<int> cand_;
   std::vector<Gap> gaps_;
-  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> heap_;
+  std::vector<Entry> heap_;  // a min-heap
 };
 
 // The lowest load among positions not in `mine`; INT_MAX when there are none.
@@ -123,9 +128,9 @@ int lowest_load(const Slots& s, const std::vector<char>& mine) {
 
 // Pass 2 for one request: from what it kept, take more positions until it has `want` (a compact block for a
 // job that kept nothing, else the nearest at the lowest load), raising the sharing cap when rounding leaves
-// none. `mine` and `is_kept` are scratch space.
+// none. `mine`, `is_kept` and `picker` are scratch space.
 void grow(Slots& s, int want, int w, const std::vector<char>& barred, std::vector<int>& kept,
-          std::vector<char>& mine, std::vector<char>& is_kept) {
+          std::vector<char>& mine, std::vector<char>& is_kept, LevelPicker& picker) {
   if (static_cast<int>(kept.size()) >= want) return;
   mine = barred;  // a position it may not take counts as taken
   std::fill(is_kept.begin(), is_kept.end(), 0);
@@ -145,7 +150,7 @@ void grow(Slots& s, int want, int w, const std::vector<char>& barred, std::vecto
     if (level == INT_MAX) return;  // unreachable: want never exceeds the positions it may take
     // Every position is at the cap (rounding): allow one more job on the least loaded CPUs we lack.
     if (level + w > s.cap) s.cap = level + w;
-    LevelPicker picker(s, level, mine, is_kept);
+    picker.reset(s, level, mine, is_kept);
     for (int p = picker.take(); p >= 0 && static_cast<int>(kept.size()) < want; p = picker.take()) {
       kept.push_back(p);
       mine[static_cast<std::size_t>(p)] = is_kept[static_cast<std::size_t>(p)] = 1;
@@ -164,7 +169,12 @@ std::map<policy::JobId, CpuSet> place(const std::vector<int>& order, const std::
   for (int p = 0; p < n; ++p) pos_of_cpu[static_cast<std::size_t>(order[static_cast<std::size_t>(p)])] = p;
 
   // Positions each request may not take (outside its `allowed`); a set naming none of ours restricts nothing.
-  std::vector<std::vector<char>> barred(requests.size(), std::vector<char>(static_cast<std::size_t>(n), 0));
+  // Requests that may go anywhere (most) share one set that bars nothing.
+  const std::vector<char> bars_nothing(static_cast<std::size_t>(n), 0);
+  std::vector<std::vector<char>> own_bars;
+  own_bars.reserve(requests.size());  // no reallocation: `barred` points into it
+  std::vector<const std::vector<char>*> barred(requests.size(), &bars_nothing);
+  std::vector<char> is_restricted(requests.size(), 0);  // some position barred
   std::vector<int> wants(requests.size());
   for (std::size_t i = 0; i < requests.size(); ++i) {
     int may = n;
@@ -172,9 +182,12 @@ std::map<policy::JobId, CpuSet> place(const std::vector<int>& order, const std::
       int inside = 0;
       for (int p = 0; p < n; ++p) inside += requests[i].allowed.test(order[static_cast<std::size_t>(p)]) ? 1 : 0;
       if (inside > 0) {
+        auto& bars = own_bars.emplace_back(static_cast<std::size_t>(n), 0);
         for (int p = 0; p < n; ++p) {
-          barred[i][static_cast<std::size_t>(p)] = requests[i].allowed.test(order[static_cast<std::size_t>(p)]) ? 0 : 1;
+          bars[static_cast<std::size_t>(p)] = requests[i].allowed.test(order[static_cast<std::size_t>(p)]) ? 0 : 1;
         }
+        barred[i] = &bars;
+        is_restricted[i] = inside < n ? 1 : 0;
         may = inside;
       }
     }
@@ -195,10 +208,11 @@ std::map<policy::JobId, CpuSet> place(const std::vector<int>& order, const std::
   std::vector<std::vector<int>> kept(requests.size());
   std::vector<std::size_t> restricted_first(requests.size());
   for (std::size_t i = 0; i < restricted_first.size(); ++i) restricted_first[i] = i;
-  auto restricted = [&](std::size_t i) { return std::find(barred[i].begin(), barred[i].end(), 1) != barred[i].end(); };
+  auto restricted = [&](std::size_t i) { return is_restricted[i] != 0; };
   const auto split = std::stable_partition(restricted_first.begin(), restricted_first.end(), restricted);
   std::vector<char> mine(static_cast<std::size_t>(n), 0);
   std::vector<char> is_kept(static_cast<std::size_t>(n), 0);
+  LevelPicker picker;
   for (const auto& group : {std::vector<std::size_t>(restricted_first.begin(), split),
                             std::vector<std::size_t>(split, restricted_first.end())}) {
     // Pass 1: keep current CPUs, lowest positions first, up to the new count and the sharing cap; a job of
@@ -214,7 +228,7 @@ std::map<policy::JobId, CpuSet> place(const std::vector<int>& order, const std::
         if (c >= static_cast<int>(pos_of_cpu.size()) || pos_of_cpu[static_cast<std::size_t>(c)] < 0) continue;
         int p = pos_of_cpu[static_cast<std::size_t>(c)];
         const bool full = s.load[static_cast<std::size_t>(p)] + weights[i] > s.cap;
-        if (barred[i][static_cast<std::size_t>(p)] || full) continue;
+        if ((*barred[i])[static_cast<std::size_t>(p)] || full) continue;
         kept[i].push_back(p);
         s.load[static_cast<std::size_t>(p)] += weights[i];
       }
@@ -226,7 +240,7 @@ std::map<policy::JobId, CpuSet> place(const std::vector<int>& order, const std::
       auto need = [&](std::size_t i) { return wants[i] - static_cast<int>(kept[i].size()); };
       return need(a) > need(b);
     });
-    for (std::size_t i : idx) grow(s, wants[i], weights[i], barred[i], kept[i], mine, is_kept);
+    for (std::size_t i : idx) grow(s, wants[i], weights[i], *barred[i], kept[i], mine, is_kept, picker);
   }
   for (std::size_t i = 0; i < requests.size(); ++i) {
     CpuSet set;
