@@ -4,6 +4,8 @@
 - Four NPB kernels each asking for 2 CPUs on 2 CPUs under `gang`: one row (one job) runs per quantum;
   status shows the run states alternating; the kernel confirms that the stopped jobs' threads are held
   (the freezer's own report, or state T for signals); every kernel finishes and verifies.
+- Three jobs under `vtq-dss` on 2 CPUs: each runs and each waits; jobs running at once hold disjoint CPU
+  sets; the decision log's reasons are vtq-dss's and agree with what it logged.
 - The RM killed with SIGKILL while a job is stopped: the guard thaws or continues it, and /proc shows it
   running again — for each stop backend this machine has.
 - Iterations spanning a stop are not measured: the SelfAnalyzer's iteration time under gang stays close to
@@ -117,6 +119,67 @@ def cpu_ticks(pid):
     with open(f"/proc/{pid}/stat") as f:
         fields = f.read().rsplit(")", 1)[1].split()
     return int(fields[11]) + int(fields[12])
+
+
+def cpus_of(cpus):
+    """A job's CPUs as status lists them (CPU numbers), as a set; a text such as "0-1,3" is read too."""
+    if isinstance(cpus, list):
+        return set(cpus)
+    out = set()
+    for part in filter(None, cpus.split(",")):
+        lo, _, hi = part.partition("-")
+        out.update(range(int(lo), int(hi or lo) + 1))
+    return out
+
+
+class VtqDssOnTwoCpus(RmTestCase):
+    def test_three_jobs_take_quanta_on_disjoint_cpus_and_each_change_says_why(self):
+        # Three jobs asking for 2 CPUs each under vtq-dss on 2 CPUs: the gang of a step runs on the CPUs DSS
+        # gives it, the others are stopped. The CPU sets of the jobs running at once never overlap (placement
+        # in the real daemon). The decision log's reasons are vtq-dss's and agree with the allocation logged, and
+        # jobs left as they were carry none (the policy formats a reason only for a change).
+        rm = self.start_rm(cpus="0-1", policy="vtq-dss")
+        work = ["--serial-fraction", "0", "--iterations", "100000", "--work-ms", "30", "--quiet"]
+        jobs = [self.start_job([program("amdahl-clang")] + work, rm, request=2) for _ in range(3)]
+        wait_for(lambda: len(rm.status()["jobs"]) == 3, what="three jobs admitted")
+        seen = {"running": set(), "stopped": set()}
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            status = rm.status()["jobs"]
+            running = [j for j in status if j["run_state"] == "running"]
+            for j in status:
+                seen[j["run_state"]].add(j["pid"])
+            self.assertLessEqual(sum(j["allocated"] for j in running), 2, f"more than 2 CPUs given: {status}")
+            taken = set()
+            for j in running:
+                mine = cpus_of(j["cpus"])
+                self.assertTrue(mine <= {0, 1}, f"CPUs outside the RM's: {j}")
+                self.assertFalse(mine & taken, f"two running jobs on one CPU: {running}")
+                taken |= mine
+            if all(j.pid in seen["running"] and j.pid in seen["stopped"] for j in jobs):
+                break
+            time.sleep(0.05)
+        for j in jobs:
+            self.assertIn(j.pid, seen["running"], "a job never ran")
+            self.assertIn(j.pid, seen["stopped"], "a job never waited for its quantum")
+        for j in jobs:
+            j.kill()
+        # The decision log: a reason is vtq-dss's own, and a job left as it was gets none.
+        explained = silent = 0
+        for d in rm.decisions():
+            for e in d["jobs"]:
+                if not e["reason"]:
+                    silent += 1
+                    continue
+                explained += 1
+                self.assertTrue(e["reason"].startswith("vtq-dss: "), f"a reason not vtq-dss's: {e}")
+                if "its gang runs" in e["reason"]:
+                    self.assertEqual(e["run"], "running", e)
+                    self.assertIn(f"DSS gives {e['allocated']} CPU(s)", e["reason"], e)
+                elif "quantum in this step ended" in e["reason"] or "another gang runs" in e["reason"]:
+                    self.assertEqual(e["run"], "stopped", e)
+        self.assertGreater(explained, 0, "no allocation ever changed")
+        self.assertGreater(silent, 0, "a reason for every job in every decision, changed or not")
 
 
 class GangOnTwoCpus(RmTestCase):
