@@ -22,9 +22,9 @@ policy::JobView* Simulator::view_of(policy::JobId id) {
   return pos != snapshot_.jobs.end() && pos->id == id ? &*pos : nullptr;
 }
 
-void Simulator::flush_job_update(policy::JobId id) {
+bool Simulator::flush_job_update(policy::JobId id) {
   auto it = running_.find(id);
-  if (it == running_.end() || !it->second.update_pending) return;
+  if (it == running_.end() || !it->second.update_pending) return false;
   Slot& slot = it->second;
   slot.update_pending = false;
   const policy::JobView* v = view_of(id);
@@ -38,6 +38,7 @@ void Simulator::flush_job_update(policy::JobId id) {
   }
   note_report(id, slot);  // an iteration ending at this instant may have published one
   schedule(id);
+  return true;
 }
 
 void Simulator::flush_job_updates() {

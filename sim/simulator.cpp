@@ -114,8 +114,7 @@ void Simulator::handle(const SimEvent& e) {
   const bool job_event = e.kind == EventKind::completion || e.kind == EventKind::iteration_end ||
                          e.kind == EventKind::waiting || e.kind == EventKind::resume;
   // A job's own event sees the allocation decided for it earlier at this instant, which may replace the event.
-  if (job_event) {
-    flush_job_update(e.subject);
+  if (job_event && flush_job_update(e.subject)) {
     if (stale(e)) {
       ++stats_.stale_events;
       return;

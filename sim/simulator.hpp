@@ -161,7 +161,7 @@ class Simulator {
   bool decide(policy::Event event, policy::JobId subject);
   bool apply(const policy::Decision& d, const rm::Settled& s);
   void on_tick(std::int64_t index);
-  void flush_job_update(policy::JobId id);
+  bool flush_job_update(policy::JobId id);  // whether the job had an update (its generation may have moved)
   [[nodiscard]] bool stale(const SimEvent& e) const;  // cancelled since it was pushed (lazy cancellation)
   void compact_events();                               // drops the stale events still queued
   void flush_job_updates();
