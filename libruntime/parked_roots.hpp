@@ -11,7 +11,8 @@
 // While the job's team outnumbers its CPUs, a keeper thread keeps enough parked threads registered with
 // libomp as roots for its count to exceed its processors (each calls __kmpc_global_thread_num once, which
 // registers it, then sleeps on a futex); they return, and libomp unregisters them, when the job no longer
-// is. They run no OpenMP code and use no CPU. The keeper starts with the tool and looks at the team the
+// is, or when the RM says another job's threads share its CPUs (proto::rm_cpus_shared: a yielding waiter
+// would hand the CPU to that job for a scheduler slice per barrier). They run no OpenMP code and use no CPU. The keeper starts with the tool and looks at the team the
 // region's thread stored every 20 ms (it sleeps otherwise), so the region's path makes no syscall. A child
 // made by fork() has no keeper and parks nothing. libgomp has no such count (nothing is done there), and
 // nothing is done when the user capped libomp's thread count (KMP_DEVICE_THREAD_LIMIT, KMP_ALL_THREADS),

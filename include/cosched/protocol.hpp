@@ -111,6 +111,11 @@ enum RmFlags : std::uint32_t {
   // The job is alone on the machine (cosched-rm --baseline auto): no SelfAnalyzer baseline attempt runs, and
   // one in progress pauses with its samples; the RM clears it while another job runs or one waits.
   rm_baseline_waits = 1U << 2,
+  // Another running job's threads may run on some of this job's CPUs (placement put more jobs than CPUs on
+  // them). libcosched then keeps libomp from yielding in its wait loops (no parked roots): a waiter that
+  // yields hands its CPU to the other job for a whole scheduler slice at every barrier, where one that sleeps
+  // is woken at once (docs/architecture.md, "Oversubscribed regions"). A libcosched that predates it ignores it.
+  rm_cpus_shared = 1U << 3,
 };
 
 // Whether libcosched may resize a job's teams, and why not (JobBlock::team_mode; docs/architecture.md,

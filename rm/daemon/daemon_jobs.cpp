@@ -341,6 +341,7 @@ void Daemon::apply(const Proposal& p, const Settled& st) {
     resume_job(*stopper_, j, !a.reason.empty() ? a.reason : "policy", now());
     COSCHED_DEBUG(policy, "job {}: resumed on {} CPU(s) [{}]", j.id, j.allocation, j.cpus.to_string());
   }
+  note_cpu_sharing(jobs_);  // after the moves, stops and resumes: who competes for whose CPUs now
   may_start_ = st.may_start;
   may_start_reason_ = st.may_start_reason;
   if (gate_) gate_->apply(may_start_, now());

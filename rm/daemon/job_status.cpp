@@ -147,6 +147,8 @@ json job_json(const Job& j, const JobStatusContext& ctx) {
             {"allocated", j.allocation},
             {"cpus", j.cpus.to_vector()},
             {"cpu_list", j.cpus.to_string()},
+            // Whether another running job's threads may use some of its CPUs (proto::rm_cpus_shared).
+            {"cpus_shared", j.arena != nullptr && j.arena->cpus_shared()},
             // A baseline by narrowing (narrowing.cpp): the CPUs it runs on meanwhile; null when none.
             {"baseline_narrowed_to", running < j.allocation ? json(running_cpus.to_string()) : json(nullptr)},
             {"state", j.suspended ? "suspended" : j.runnable ? "running" : "stopped"},

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "cosched/log.hpp"
+#include "rm/placement/cpu_sharing.hpp"
 #include "rm/slurm/slurm_confinement.hpp"
 #include "time_sharing.hpp"
 
@@ -139,6 +140,22 @@ std::vector<CoreJob> core_jobs(const std::vector<Unit>& all, const GangTable& ga
 // The job's own account of its teams (rule 5 of docs/architecture.md, "Team sizes a program can observe"):
 // a change of team mode, and a formed team that differs from the allocation, each get one `why` line; so
 // does a SelfAnalyzer restart (docs/selfanalyzer.md, "Comparing like with like").
+void note_cpu_sharing(JobTable& jobs) {
+  std::vector<Job*> running;
+  std::vector<const CpuSet*> sets;
+  for (auto& [id, j] : jobs) {
+    if (j.arena == nullptr) continue;
+    if (!j.runnable || j.suspended) {
+      j.arena->set_cpus_shared(false);
+      continue;
+    }
+    running.push_back(&j);
+    sets.push_back(&j.cpus);
+  }
+  const std::vector<char> shared = sharing_a_cpu(sets);
+  for (std::size_t i = 0; i < running.size(); ++i) running[i]->arena->set_cpus_shared(shared[i] != 0);
+}
+
 void note_team(Job& j, const ArenaProgress& p, double t) {
   const ArenaProgress before = j.progress;
   j.progress = p;

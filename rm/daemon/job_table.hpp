@@ -58,6 +58,9 @@ std::vector<CoreJob> core_jobs(const std::vector<Unit>& all, const GangTable& ga
 // Stops every process of the job or none (one writing its report defers them all: a rank never spins while
 // its partner is stopped). Returns whether they were stopped.
 bool stop_unit(Stopper& stopper, Unit& u, const std::string& reason, double t);
+// Tells each process whether another running process's threads may use one of its CPUs
+// (proto::rm_cpus_shared); a process stopped by the RM or from outside competes for none.
+void note_cpu_sharing(JobTable& jobs);
 // What the job wrote of its progress, kept; a change of team mode, a formed team that differs from the
 // allocation, and a SelfAnalyzer restart each get one `why` line at `t`.
 void note_team(Job& j, const ArenaProgress& p, double t);

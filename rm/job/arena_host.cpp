@@ -81,6 +81,10 @@ void ArenaHost::set_baseline_wanted(bool wanted) { set_flag(proto::rm_no_baselin
 
 void ArenaHost::set_baseline_waits(bool waits) { set_flag(proto::rm_baseline_waits, waits); }
 
+void ArenaHost::set_cpus_shared(bool shared) {
+  if (shared != cpus_shared()) set_flag(proto::rm_cpus_shared, shared);
+}
+
 void ArenaHost::set_baseline(int cpus) {
   a_->rm.baseline_cpus.store(static_cast<std::uint32_t>(cpus), std::memory_order_release);
 }

@@ -94,6 +94,9 @@ class ArenaHost {
   void set_baseline_wanted(bool wanted);
   // Whether the job is alone (--baseline auto): no baseline attempt runs (proto::rm_baseline_waits).
   void set_baseline_waits(bool waits);
+  // Whether another running job's threads may run on some of its CPUs (proto::rm_cpus_shared).
+  void set_cpus_shared(bool shared);
+  [[nodiscard]] bool cpus_shared() const { return (flags_ & proto::rm_cpus_shared) != 0; }
 
   // job → RM, validated.
   [[nodiscard]] ArenaReport read_report() const;

@@ -6,7 +6,10 @@ reads the blocktime itself, inside each region (cpu_probe --blocktime), under Eq
 (team 2 on 2 CPUs), then next to a second job (team 2 on 1 CPU: a fixed team cannot follow), then alone
 again. And while a region outnumbers the job's CPUs, libomp must count more threads than processors, so that
 its own wait loops yield (libruntime/parked_roots.hpp): threads named cosched-parked, read from
-/proc/<pid>/task, one here (2 processors - a team of 2 + 1), none once the team fits again."""
+/proc/<pid>/task, one here (2 processors - a team of 2 + 1), none once the team fits again. But not while
+another job runs on the same CPU (status `cpus_shared`): a waiter that yields hands the CPU to that job for a
+scheduler slice at every barrier, so the job's waiters sleep instead, and the parked root comes back when the
+other job leaves."""
 import os
 import re
 import unittest
@@ -91,6 +94,30 @@ class OversubscribedYield(RmTestCase):
         steady = self.run_probe_alone_crowded_alone({"COSCHED_OVERSUBSCRIBED_YIELD": "0"})
         self.assertEqual({ms for _, _, ms in steady}, {5}, steady)
         self.assertEqual(self.parked_crowded, 0, "COSCHED_OVERSUBSCRIBED_YIELD=0 parks no root either")
+
+    def test_no_parked_roots_while_another_job_shares_the_cpu(self):
+        # One managed CPU: the probe's fixed team of 2 outnumbers it alone (a parked root), and a second job
+        # placed there shares it (none, on either job); when that job leaves, the root comes back.
+        rm = self.start_rm(policy="equip", quantum_ms=100, cpus="0")
+        probe = self.start_job([program("cpu_probe-clang"), "--blocktime", "--iterations", "100000", "--work-ms",
+                                "5"], rm, request=2, launcher=["--fixed-team"], env={"OMP_NUM_THREADS": "2"})
+        shared = lambda pid: (rm.job(pid) or {}).get("cpus_shared")
+        wait_for(lambda: len(readings(probe)) >= 4 and parked_threads(probe.pid) == 1, timeout=30,
+                 what="the probe's team of 2 alone on 1 CPU, with one parked root")
+        self.assertIs(shared(probe.pid), False)
+        other = self.start_job([program("amdahl-clang"), "--serial-fraction", "1", "--iterations", "100000",
+                                "--work-ms", "10", "--quiet"], rm, request=1)
+        wait_for(lambda: rm.job(other.pid) is not None and shared(probe.pid) and shared(other.pid),
+                 timeout=30, what="both jobs on CPU 0, each shown sharing it")
+        self.assertEqual(rm.job(probe.pid)["cpu_list"], rm.job(other.pid)["cpu_list"])
+        wait_for(lambda: parked_threads(probe.pid) == 0, timeout=10, what="the parked root leaving")
+        before = len(readings(probe))
+        wait_for(lambda: len(readings(probe)) >= before + 4, timeout=30, what="four iterations beside the other job")
+        self.assertEqual(parked_threads(probe.pid), 0, "no root parked while the CPU is shared")
+        other.kill()
+        wait_for(lambda: shared(probe.pid) is False and parked_threads(probe.pid) == 1, timeout=10,
+                 what="alone again: not shared, and the parked root back")
+        self.assertTrue(all(team == 2 for team, _, _ in readings(probe)), "the fixed team stays 2")
 
 
 if __name__ == "__main__":

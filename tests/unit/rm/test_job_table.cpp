@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "rm/daemon/job_table.hpp"
+#include "rm/placement/cpu_sharing.hpp"
 #include "rm/placement/placement.hpp"
 #include "rm_test_util.hpp"
 
@@ -150,6 +151,43 @@ TEST(JobTable, AFixedTeamLargerThanItsCpusIsPlacedAsItsThreads) {
   EXPECT_EQ(placed.at(1).to_string(), "0-1");
   EXPECT_EQ(placed.at(2).to_string(), "2");
   EXPECT_EQ(placed.at(3).to_string(), "3");
+}
+
+TEST(CpuSharing, ASetSharesWhenAnotherHoldsOneOfItsCpus) {
+  const CpuSet a = CpuSet::range(0, 1), b = CpuSet::range(1, 2), c = CpuSet::of({3}), empty;
+  // CPU 1 is in a and b; c and the empty set share nothing.
+  EXPECT_EQ(sharing_a_cpu({&a, &b, &c, &empty}), (std::vector<char>{1, 1, 0, 0}));
+  EXPECT_EQ(sharing_a_cpu({&a, &c}), (std::vector<char>{0, 0}));
+  EXPECT_EQ(sharing_a_cpu({&c, &c}), (std::vector<char>{1, 1}));  // two jobs on one CPU
+  EXPECT_TRUE(sharing_a_cpu({}).empty());
+}
+
+TEST(CpuSharing, OnlyRunningJobsCompeteAndTheJobReadsTheFlagInItsArena) {
+  // Six jobs on 2 CPUs as equip places them: three on CPU 0, three on CPU 1; then the RM stops two of CPU 0's
+  // (time sharing) and one of CPU 1's is stopped by its user: CPU 0's third job is alone, CPU 1's two share.
+  JobTable t;
+  for (policy::JobId id = 1; id <= 6; ++id) {
+    t.emplace(id, process(id, 0, 0, 2));
+    t.at(id).allocation = 1;
+    t.at(id).cpus = CpuSet::of({id <= 3 ? 0 : 1});
+  }
+  proto::Arena* job3 = test::map_as_job(t.at(3));
+  ASSERT_NE(job3, nullptr);
+  note_cpu_sharing(t);
+  for (policy::JobId id = 1; id <= 6; ++id) EXPECT_TRUE(t.at(id).arena->cpus_shared()) << id;
+  EXPECT_NE(job3->rm.flags.load() & proto::rm_cpus_shared, 0U);
+  t.at(1).runnable = false;
+  t.at(2).runnable = false;
+  t.at(4).suspended = true;
+  note_cpu_sharing(t);
+  EXPECT_FALSE(t.at(1).arena->cpus_shared());  // stopped: it competes for nothing
+  EXPECT_FALSE(t.at(2).arena->cpus_shared());
+  EXPECT_FALSE(t.at(3).arena->cpus_shared());  // alone on CPU 0 now
+  EXPECT_EQ(job3->rm.flags.load() & proto::rm_cpus_shared, 0U);
+  EXPECT_FALSE(t.at(4).arena->cpus_shared());
+  EXPECT_TRUE(t.at(5).arena->cpus_shared());
+  EXPECT_TRUE(t.at(6).arena->cpus_shared());
+  munmap(job3, proto::kArenaSize);
 }
 
 }  // namespace
