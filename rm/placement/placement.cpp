@@ -159,6 +159,66 @@ void grow(Slots& s, int want, int w, const std::vector<char>& barred, std::vecto
   }
 }
 
+// What each request may take: its positions barred (outside its `allowed`; a set naming none of ours restricts
+// nothing), whether any is, and the CPUs it wants within what it may take. Requests that may go anywhere
+// (most) share one set that bars nothing.
+struct Restrictions {
+  std::vector<char> bars_nothing;
+  std::vector<std::vector<char>> own_bars;        // reserved up front: `barred` points into it
+  std::vector<const std::vector<char>*> barred;
+  std::vector<char> is_restricted;                // some position barred
+  std::vector<int> wants;
+};
+
+void restrict_requests(const std::vector<int>& order, const std::vector<PlaceRequest>& requests, Restrictions& r) {
+  const int n = static_cast<int>(order.size());
+  r.bars_nothing.assign(static_cast<std::size_t>(n), 0);
+  r.own_bars.reserve(requests.size());
+  r.barred.assign(requests.size(), &r.bars_nothing);
+  r.is_restricted.assign(requests.size(), 0);
+  r.wants.resize(requests.size());
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    int may = n;
+    if (!requests[i].allowed.empty()) {
+      int inside = 0;
+      for (int p = 0; p < n; ++p) inside += requests[i].allowed.test(order[static_cast<std::size_t>(p)]) ? 1 : 0;
+      if (inside > 0) {
+        auto& bars = r.own_bars.emplace_back(static_cast<std::size_t>(n), 0);
+        for (int p = 0; p < n; ++p) {
+          bars[static_cast<std::size_t>(p)] = requests[i].allowed.test(order[static_cast<std::size_t>(p)]) ? 0 : 1;
+        }
+        r.barred[i] = &bars;
+        r.is_restricted[i] = inside < n ? 1 : 0;
+        may = inside;
+      }
+    }
+    r.wants[i] = std::min(std::clamp(requests[i].count, 1, n), may);
+  }
+}
+
+// Pass 1 of a group: keep current CPUs, lowest positions first, up to the new count and the sharing cap; a job
+// of more threads per CPU first (a fixed team: it cannot share a CPU without a barrier waiting on it), the
+// others in admission order.
+void keep_current(const std::vector<std::size_t>& group, const std::vector<PlaceRequest>& requests,
+                  const std::vector<int>& pos_of_cpu, const std::vector<int>& weights, const Restrictions& r,
+                  Slots& s, std::vector<std::vector<int>>& kept) {
+  std::vector<std::size_t> keeping = group;
+  std::stable_sort(keeping.begin(), keeping.end(),
+                   [&](std::size_t a, std::size_t b) { return weights[a] > weights[b]; });
+  for (std::size_t i : keeping) {
+    const CpuSet& current = requests[i].current;
+    for (int c = current.first(); c >= 0; c = current.next(c)) {
+      if (static_cast<int>(kept[i].size()) >= r.wants[i]) break;
+      if (c >= static_cast<int>(pos_of_cpu.size()) || pos_of_cpu[static_cast<std::size_t>(c)] < 0) continue;
+      int p = pos_of_cpu[static_cast<std::size_t>(c)];
+      const bool full = s.load[static_cast<std::size_t>(p)] + weights[i] > s.cap;
+      if ((*r.barred[i])[static_cast<std::size_t>(p)] || full) continue;
+      kept[i].push_back(p);
+      s.load[static_cast<std::size_t>(p)] += weights[i];
+    }
+  }
+}
+
 }  // namespace
 
 std::map<policy::JobId, CpuSet> place(const std::vector<int>& order, const std::vector<PlaceRequest>& requests) {
@@ -167,37 +227,13 @@ std::map<policy::JobId, CpuSet> place(const std::vector<int>& order, const std::
   if (n == 0) return out;
   std::vector<int> pos_of_cpu(static_cast<std::size_t>(*std::max_element(order.begin(), order.end()) + 1), -1);
   for (int p = 0; p < n; ++p) pos_of_cpu[static_cast<std::size_t>(order[static_cast<std::size_t>(p)])] = p;
-
-  // Positions each request may not take (outside its `allowed`); a set naming none of ours restricts nothing.
-  // Requests that may go anywhere (most) share one set that bars nothing.
-  const std::vector<char> bars_nothing(static_cast<std::size_t>(n), 0);
-  std::vector<std::vector<char>> own_bars;
-  own_bars.reserve(requests.size());  // no reallocation: `barred` points into it
-  std::vector<const std::vector<char>*> barred(requests.size(), &bars_nothing);
-  std::vector<char> is_restricted(requests.size(), 0);  // some position barred
-  std::vector<int> wants(requests.size());
-  for (std::size_t i = 0; i < requests.size(); ++i) {
-    int may = n;
-    if (!requests[i].allowed.empty()) {
-      int inside = 0;
-      for (int p = 0; p < n; ++p) inside += requests[i].allowed.test(order[static_cast<std::size_t>(p)]) ? 1 : 0;
-      if (inside > 0) {
-        auto& bars = own_bars.emplace_back(static_cast<std::size_t>(n), 0);
-        for (int p = 0; p < n; ++p) {
-          bars[static_cast<std::size_t>(p)] = requests[i].allowed.test(order[static_cast<std::size_t>(p)]) ? 0 : 1;
-        }
-        barred[i] = &bars;
-        is_restricted[i] = inside < n ? 1 : 0;
-        may = inside;
-      }
-    }
-    wants[i] = std::min(std::clamp(requests[i].count, 1, n), may);
-  }
+  Restrictions r;
+  restrict_requests(order, requests, r);
   std::vector<int> weights(requests.size());
   long total = 0;
   for (std::size_t i = 0; i < requests.size(); ++i) {
-    weights[i] = weight_of(requests[i], wants[i]);
-    total += static_cast<long>(wants[i]) * weights[i];
+    weights[i] = weight_of(requests[i], r.wants[i]);
+    total += static_cast<long>(r.wants[i]) * weights[i];
   }
   Slots s;
   s.load.assign(static_cast<std::size_t>(n), 0);
@@ -208,39 +244,22 @@ std::map<policy::JobId, CpuSet> place(const std::vector<int>& order, const std::
   std::vector<std::vector<int>> kept(requests.size());
   std::vector<std::size_t> restricted_first(requests.size());
   for (std::size_t i = 0; i < restricted_first.size(); ++i) restricted_first[i] = i;
-  auto restricted = [&](std::size_t i) { return is_restricted[i] != 0; };
+  auto restricted = [&](std::size_t i) { return r.is_restricted[i] != 0; };
   const auto split = std::stable_partition(restricted_first.begin(), restricted_first.end(), restricted);
   std::vector<char> mine(static_cast<std::size_t>(n), 0);
   std::vector<char> is_kept(static_cast<std::size_t>(n), 0);
   LevelPicker picker;
   for (const auto& group : {std::vector<std::size_t>(restricted_first.begin(), split),
                             std::vector<std::size_t>(split, restricted_first.end())}) {
-    // Pass 1: keep current CPUs, lowest positions first, up to the new count and the sharing cap; a job of
-    // more threads per CPU first (a fixed team: it cannot share a CPU without a barrier waiting on it), the
-    // others in admission order.
-    std::vector<std::size_t> keeping = group;
-    std::stable_sort(keeping.begin(), keeping.end(),
-                     [&](std::size_t a, std::size_t b) { return weights[a] > weights[b]; });
-    for (std::size_t i : keeping) {
-      const CpuSet& current = requests[i].current;
-      for (int c = current.first(); c >= 0; c = current.next(c)) {
-        if (static_cast<int>(kept[i].size()) >= wants[i]) break;
-        if (c >= static_cast<int>(pos_of_cpu.size()) || pos_of_cpu[static_cast<std::size_t>(c)] < 0) continue;
-        int p = pos_of_cpu[static_cast<std::size_t>(c)];
-        const bool full = s.load[static_cast<std::size_t>(p)] + weights[i] > s.cap;
-        if ((*barred[i])[static_cast<std::size_t>(p)] || full) continue;
-        kept[i].push_back(p);
-        s.load[static_cast<std::size_t>(p)] += weights[i];
-      }
-    }
+    keep_current(group, requests, pos_of_cpu, weights, r, s, kept);
     // Pass 2: grow. Jobs needing most go first (they need the largest compact blocks); ties keep admission
     // order.
     std::vector<std::size_t> idx = group;
     std::stable_sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) {
-      auto need = [&](std::size_t i) { return wants[i] - static_cast<int>(kept[i].size()); };
+      auto need = [&](std::size_t i) { return r.wants[i] - static_cast<int>(kept[i].size()); };
       return need(a) > need(b);
     });
-    for (std::size_t i : idx) grow(s, wants[i], weights[i], *barred[i], kept[i], mine, is_kept, picker);
+    for (std::size_t i : idx) grow(s, r.wants[i], weights[i], *r.barred[i], kept[i], mine, is_kept, picker);
   }
   for (std::size_t i = 0; i < requests.size(); ++i) {
     CpuSet set;
