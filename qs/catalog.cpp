@@ -136,6 +136,37 @@ Result<SpeedupModel> to_speedup(const Ctx& ctx, const YAML::Node& n, const std::
   return m;
 }
 
+// An app's command: a list of arguments, or one string split as a shell would (no expansion); never empty.
+Result<std::vector<std::string>> to_command(const Ctx& ctx, const YAML::Node& cmd, const std::string& path) {
+  std::vector<std::string> argv;
+  if (cmd.IsSequence()) {
+    for (std::size_t i = 0; i < cmd.size(); ++i) {
+      if (!cmd[i].IsScalar()) return ctx.fail(cmd[i], path, "expected a string");
+      argv.push_back(cmd[i].Scalar());
+    }
+  } else if (cmd.IsScalar()) {
+    auto split = split_command(cmd.Scalar());
+    if (!split) return ctx.fail(cmd, path, split.error().message);
+    argv = std::move(*split);
+  }
+  if (argv.empty()) return ctx.fail(cmd, path, "expected a string or a list of arguments");
+  return argv;
+}
+
+// An app's `smt` map: its intensity and sensitivity, each in [0, 10].
+Status read_smt(const Ctx& ctx, const YAML::Node& smt, const std::string& path, App& app) {
+  if (!smt.IsMap()) return ctx.fail(smt, path, "expected a map with intensity and sensitivity");
+  if (auto st = check_keys(ctx, smt, path, {"intensity", "sensitivity"}); !st) return st.error();
+  for (const char* key : {"intensity", "sensitivity"}) {
+    if (const YAML::Node v = smt[key]) {
+      auto x = to_number_in(ctx, v, path + "." + key, 0, 10);
+      if (!x) return x.error();
+      (std::string(key) == "intensity" ? app.smt_intensity : app.smt_sensitivity) = *x;
+    }
+  }
+  return {};
+}
+
 Result<App> to_app(const Ctx& ctx, const YAML::Node& n, const std::string& path, std::int64_t executable) {
   if (!n.IsMap()) return ctx.fail(n, path, "expected a map with name, command, ...");
   if (auto s = check_keys(ctx, n, path, {"name", "command", "class", "speedup", "iteration_s", "period", "team", "bandwidth", "smt"});
@@ -149,19 +180,9 @@ Result<App> to_app(const Ctx& ctx, const YAML::Node& n, const std::string& path,
   if (!name) return n["name"] ? name.error() : ctx.fail(n, path, "needs a name");
   app.name = *name;
   if (const YAML::Node cmd = n["command"]) {
-    if (cmd.IsSequence()) {
-      for (std::size_t i = 0; i < cmd.size(); ++i) {
-        auto arg = cmd[i].IsScalar() ? Result<std::string>(cmd[i].Scalar())
-                                     : Result<std::string>(ctx.fail(cmd[i], path + ".command", "expected a string"));
-        if (!arg) return arg.error();
-        app.command.push_back(*arg);
-      }
-    } else if (cmd.IsScalar()) {
-      auto argv = split_command(cmd.Scalar());
-      if (!argv) return ctx.fail(cmd, path + ".command", argv.error().message);
-      app.command = std::move(*argv);
-    }
-    if (app.command.empty()) return ctx.fail(cmd, path + ".command", "expected a string or a list of arguments");
+    auto argv = to_command(ctx, cmd, path + ".command");
+    if (!argv) return argv.error();
+    app.command = std::move(*argv);
   }
   if (const YAML::Node c = n["class"]) {
     auto label = to_text(ctx, c, path + ".class");
@@ -193,15 +214,7 @@ Result<App> to_app(const Ctx& ctx, const YAML::Node& n, const std::string& path,
     app.bandwidth = *v;
   }
   if (const YAML::Node smt = n["smt"]) {
-    if (!smt.IsMap()) return ctx.fail(smt, path + ".smt", "expected a map with intensity and sensitivity");
-    if (auto st = check_keys(ctx, smt, path + ".smt", {"intensity", "sensitivity"}); !st) return st.error();
-    for (const char* key : {"intensity", "sensitivity"}) {
-      if (const YAML::Node v = smt[key]) {
-        auto x = to_number_in(ctx, v, path + ".smt." + key, 0, 10);
-        if (!x) return x.error();
-        (std::string(key) == "intensity" ? app.smt_intensity : app.smt_sensitivity) = *x;
-      }
-    }
+    if (auto st = read_smt(ctx, smt, path + ".smt", app); !st) return st.error();
   }
   if (const YAML::Node t = n["team"]) {
     // Who decides the team sizes of real runs (docs/usage.md): a program known to adapt to any team size
