@@ -384,7 +384,12 @@ void Analyzer::finish_baseline(int team) noexcept {
 // 1 + the superlinearity margin: such a ratio compares unlike work. Either way the measurement starts
 // over (a fresh baseline) and nothing is reported.
 bool Analyzer::unlike_work(int cpus, double time_s, double efficiency, std::uint64_t t_ns) noexcept {
-  if (has_baseline_ && loads_differ(window_load_, baseline_load_)) {
+  // A baseline measured under outside load is no reference for another team size: once the windows are quiet
+  // it counts as measured under another load, and is measured again after the hold like any other.
+  const bool across_teams = has_baseline_ && cpus != baseline_team_;
+  const bool loaded_baseline = across_teams && under_load(baseline_load_) && window_load_ >= 0 &&
+                               !under_load(window_load_);
+  if (has_baseline_ && (loads_differ(window_load_, baseline_load_) || loaded_baseline)) {
     set_no_speedup(proto::NoSpeedup::load_differs, time_s, cpus);
     // The baseline saw another outside load: never compared. Measured again only once the windows have
     // disagreed with it for Config::load_hold_s without a break: a transient (a neighbour starting) passes
@@ -398,6 +403,11 @@ bool Analyzer::unlike_work(int cpus, double time_s, double efficiency, std::uint
   }
   load_mismatch_since_ns_ = 0;
   if (has_baseline_ && load_unknowable(window_load_, baseline_load_)) {
+    set_no_speedup(proto::NoSpeedup::load_differs, time_s, cpus);
+    return true;
+  }
+  // Windows under outside load are not compared with another team size: no report until they are quiet.
+  if (across_teams && (under_load(window_load_) || under_load(baseline_load_))) {
     set_no_speedup(proto::NoSpeedup::load_differs, time_s, cpus);
     return true;
   }
@@ -430,7 +440,8 @@ void Analyzer::publish(std::uint64_t t_ns) noexcept {
   double ref_s = baseline_s_;
   if (!has_baseline_ || cpus == baseline_team_) {
     if (const AllocationPoint* other = history_.latest_other_than(cpus)) {
-      if (loads_differ(other->load, window_load_) || load_unknowable(other->load, window_load_)) {
+      if (loads_differ(other->load, window_load_) || load_unknowable(other->load, window_load_) ||
+          under_load(other->load) || under_load(window_load_)) {
         set_no_speedup(proto::NoSpeedup::load_differs, time_s, cpus);
         return;
       }

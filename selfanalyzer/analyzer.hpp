@@ -246,6 +246,11 @@ class Analyzer {
   [[nodiscard]] bool load_unknowable(double a, double b) const noexcept {
     return (a < 0) != (b < 0) && std::max(a, b) > cfg_.max_wait_fraction;
   }
+  // A known level above max_wait_fraction: outside load took CPU time from the job's threads. Two team sizes
+  // are never compared across it, even at one level: the job's share of the loaded CPUs grows with its
+  // threads (and its idle threads' spinning), so the ratio of their times is not the program's speedup
+  // (docs/selfanalyzer.md, "Outside load").
+  [[nodiscard]] bool under_load(double level) const noexcept { return level > cfg_.max_wait_fraction; }
 
   Config cfg_;
   int baseline_cpus_;

@@ -146,9 +146,9 @@ class CoschedJobs(SlurmTestCase):
         # were left for the wait below). 200 iterations (20 s at one CPU each): with 30, a run of the suite
         # beside a build timed out in that wait, and with 100 the ASan half of CI once did (2026-12-03), the
         # ASan unit tests running beside it.
-        a, a_out, _ = self.submit("a", show_env + self.rendezvous("a", "b") + self.probe(iterations=200),
+        a, a_out, a_err = self.submit("a", show_env + self.rendezvous("a", "b") + self.probe(iterations=200),
                                   "--cosched=malleable", "-c2")
-        b, b_out, _ = self.submit("b", self.rendezvous("b", "a") + self.probe(iterations=200),
+        b, b_out, b_err = self.submit("b", self.rendezvous("b", "a") + self.probe(iterations=200),
                                   "--cosched=malleable", "-c2")
         # Both run on the node at once (OverSubscribe=FORCE), both registered, keyed by their Slurm job ids,
         # asking for the 2 CPUs Slurm allocated, each given one CPU of its own.
@@ -165,7 +165,10 @@ class CoschedJobs(SlurmTestCase):
         at = next(i for i, line in enumerate(table) if line.startswith("JOB"))
         column = table[at].split().index("SLURM_JOB")
         shown = {int(line.split()[column]) for line in table[at + 1:] if line.split()[:1] != []}
-        self.assertEqual(shown, {a, b}, "\n".join(table))
+        # On a failure, say what became of each job (a job that left would have its reason in its files).
+        self.assertEqual(shown, {a, b}, "\n".join(table) + "".join(
+            f"\nSlurm job {job}: {self.cluster.state(job)}; output: {self.read(out)[-800:]!r}; errors: "
+            f"{self.read(err)[-800:]!r}" for job, out, err in ((a, a_out, a_err), (b, b_out, b_err))))
         # Inside the programs: one thread each, on the CPU status names (from the second iteration after the
         # grant: the one under way when it came may have begun with the old team).
         seen = {job: len(probe_lines(self.read(out))) for job, out in ((a, a_out), (b, b_out))}

@@ -124,23 +124,55 @@ TEST_F(AnalyzerOutsideLoad, SamplesTakenDuringBurstsAreDiscarded) {
   EXPECT_GE(a.contaminated(), static_cast<std::uint64_t>(slowed - 2));
 }
 
-TEST_F(AnalyzerOutsideLoad, AConstantLoadIsLikeWithLike) {
-  // Every iteration runs under the same load: baseline and P are slowed alike (0.16 s and 0.12 s), all
-  // samples share one level, nothing is discarded, and the speedup is 0.16 / 0.12 = 1.333.
+TEST_F(AnalyzerOutsideLoad, AConstantLoadComparesNoTwoTeamSizes) {
+  // Every iteration runs under the same load (37.5 %, above max_wait_fraction). The samples share one level
+  // and nothing is discarded, but the baseline at 1 CPU and the window at 2 are never compared: under load a
+  // job's share of the CPUs grows with its threads, so their ratio is not its speedup (the next test). No
+  // report in 200 iterations; the window's time is still published with its team, and the reason.
   run_until_report_at_2(a, d, [](int) { return true; });
-  EXPECT_NEAR(latest(a).speedup, 0.16 / 0.12, 1e-3);
-  EXPECT_NEAR(latest(a).cpu_wait, 0.375, 1e-3);
+  EXPECT_EQ(a.report_seq(), 0U);
+  EXPECT_EQ(a.no_speedup(), proto::NoSpeedup::load_differs);
+  EXPECT_EQ(a.unreported_cpus(), 2);
+  EXPECT_NEAR(a.unreported_s(), 0.12, 1e-3);  // 0.075 s slowed 1.6 times
   EXPECT_EQ(a.contaminated(), 0U);
+  EXPECT_EQ(a.restarts(), 0U);  // one level throughout: nothing to measure again
+}
+
+// A serial job (parallel fraction 0) beside two busy loops, as tests/integration/test_waiting_time.py runs it
+// on 2 CPUs: at 1 thread its iteration takes 0.2 s (twice its 0.1 s, half its time waiting for a CPU); at 2
+// threads the idle worker spins, takes the loops' CPU time and their delay, and the master runs at full speed
+// (0.1 s) while the job's wait share is still 0.5. Both levels are 0.5, so the old rule compared them and
+// reported a speedup of 0.2 / 0.1 = 2.0 (the integration test saw 1.88 and 1.97). Now nothing is reported.
+TEST_F(AnalyzerOutsideLoad, ASerialJobsSpinningWorkerPassesForNoSpeedup) {
+  AmdahlLoop loop{region_ids(2), 0.2, 0.0};
+  for (int k = 0; k < 200 && a.report_seq() == 0; ++k) {
+    const int team = a.team_for(d.granted);
+    loop.t1_s = team == 1 ? 0.2 : 0.1;
+    d.iterations(loop, 1);
+    g_wait_ns += static_cast<std::uint64_t>(0.5 * loop.t1_s * team * 1e9);
+  }
+  EXPECT_EQ(a.report_seq(), 0U);
+  EXPECT_EQ(a.no_speedup(), proto::NoSpeedup::load_differs);
+  EXPECT_EQ(a.unreported_cpus(), 2);
 }
 
 TEST_F(AnalyzerOutsideLoad, ABaselineMeasuredUnderAnotherLoadIsMeasuredAgain) {
-  // The baseline is measured on a quiet machine; from iteration 9 on a lasting load slows everything. After
-  // three samples at the new level the window moves to it; its level (37.5 %) is 36.5 points from the
-  // baseline's (1 %), so the baseline is measured again under the new load before anything is reported.
-  run_until_report_at_2(a, d, [](int k) { return k >= 9; });
-  EXPECT_GE(a.restarts(), 1U);
+  // The baseline is measured on a quiet machine; from iteration 9 to 59 a lasting load slows everything.
+  // After three samples at the new level the window moves to it; its level (37.5 %) is 36.5 points from the
+  // baseline's (1 %): nothing is reported, and after load_hold_s the baseline is measured again, under the
+  // load. Windows under load are compared with no other team size, so nothing is reported while it lasts.
+  // Once it is gone the quiet windows find a baseline measured under load: measured again once more, quiet,
+  // and the first report is the quiet one, 0.075 s at 2 CPUs, speedup 0.1 / 0.075.
+  int k_report = -1;
+  run_until_report_at_2(a, d, [&](int k) {
+    k_report = k;
+    return k >= 9 && k < 60;
+  });
+  EXPECT_GE(a.restarts(), 2U);
   EXPECT_EQ(a.last_restart(), proto::MeasureRestart::load_changed);
-  EXPECT_NEAR(latest(a).speedup, 0.16 / 0.12, 1e-3);
+  EXPECT_GE(k_report, 60);
+  EXPECT_NEAR(latest(a).iteration_s, 0.075, 1e-3);
+  EXPECT_NEAR(latest(a).speedup, 0.1 / 0.075, 1e-3);
 }
 
 TEST_F(AnalyzerOutsideLoad, ATransientLoadDoesNotRestartTheBaseline) {
@@ -169,11 +201,12 @@ TEST_F(AnalyzerOutsideLoad, ALoadThatNeverSettlesStillRestartsTheBaseline) {
   // Quiet for the baseline (1 %), then an outside load that switches every 6 iterations between two levels,
   // 37.5 % and 20 %, both far from the baseline's and 17.5 points from each other: each window lasts about
   // 0.5 s, under load_hold_s, but no window agrees with the baseline. After 1 s of disagreement without a
-  // break the baseline is measured again, at one of the two levels, and a window at that level reports.
+  // break the baseline is measured again, at one of the two levels. No window under load is compared with
+  // it; from iteration 150 the machine is quiet, the baseline is measured again, and the quiet window reports.
   AmdahlLoop loop{region_ids(2), 0.1, 0.5};
   int k = 0;
   for (; k < 300 && !(a.report_seq() > 0 && latest(a).cpus == 2); ++k) {
-    const double share = k < 12 ? 0.01 : ((k / 6) % 2 == 0 ? 0.375 : 0.2);
+    const double share = k < 12 || k >= 150 ? 0.01 : ((k / 6) % 2 == 0 ? 0.375 : 0.2);
     const double slowdown = 1.0 / (1.0 - share);
     const int team = a.team_for(d.granted);
     loop.t1_s = 0.1 * slowdown;
@@ -181,8 +214,10 @@ TEST_F(AnalyzerOutsideLoad, ALoadThatNeverSettlesStillRestartsTheBaseline) {
     g_wait_ns += static_cast<std::uint64_t>(share * 0.1 * (0.5 + 0.5 / team) * slowdown * team * 1e9);
   }
   ASSERT_LT(k, 300) << "no report at 2 CPUs: the baseline was never measured again";
-  EXPECT_GE(a.restarts(), 1U);
+  EXPECT_GT(k, 150) << "a report under the load";
+  EXPECT_GE(a.restarts(), 2U);
   EXPECT_EQ(a.last_restart(), proto::MeasureRestart::load_changed);
+  EXPECT_NEAR(latest(a).iteration_s, 0.075, 1e-3);
 }
 
 TEST_F(AnalyzerOutsideLoad, UnknownWaitsFilterNothing) {
