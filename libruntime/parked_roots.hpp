@@ -12,8 +12,9 @@
 // libomp as roots for its count to exceed its processors (each calls __kmpc_global_thread_num once, which
 // registers it, then sleeps on a futex); they return, and libomp unregisters them, when the job no longer
 // is, or when the RM says another job's threads share its CPUs (proto::rm_cpus_shared: a yielding waiter
-// would hand the CPU to that job for a scheduler slice per barrier). They run no OpenMP code and use no CPU. The keeper starts with the tool and looks at the team the
-// region's thread stored every 20 ms (it sleeps otherwise), so the region's path makes no syscall. A child
+// would hand the CPU to that job for a scheduler slice per barrier). They run no OpenMP code and use no CPU.
+// The keeper starts with the tool and looks at the team the region's thread stored, and the RM's flag, every
+// 20 ms (it sleeps otherwise), so the region's path makes no syscall. A child
 // made by fork() has no keeper and parks nothing. libgomp has no such count (nothing is done there), and
 // nothing is done when the user capped libomp's thread count (KMP_DEVICE_THREAD_LIMIT, KMP_ALL_THREADS),
 // which the parked roots would count against. COSCHED_PARKED_ROOTS=0 turns it off.

@@ -137,9 +137,6 @@ std::vector<CoreJob> core_jobs(const std::vector<Unit>& all, const GangTable& ga
   return out;
 }
 
-// The job's own account of its teams (rule 5 of docs/architecture.md, "Team sizes a program can observe"):
-// a change of team mode, and a formed team that differs from the allocation, each get one `why` line; so
-// does a SelfAnalyzer restart (docs/selfanalyzer.md, "Comparing like with like").
 void note_cpu_sharing(JobTable& jobs) {
   std::vector<Job*> running;
   std::vector<const CpuSet*> sets;
@@ -156,6 +153,9 @@ void note_cpu_sharing(JobTable& jobs) {
   for (std::size_t i = 0; i < running.size(); ++i) running[i]->arena->set_cpus_shared(shared[i] != 0);
 }
 
+// The job's own account of its teams (rule 5 of docs/architecture.md, "Team sizes a program can observe"):
+// a change of team mode, and a formed team that differs from the allocation, each get one `why` line; so
+// does a SelfAnalyzer restart (docs/selfanalyzer.md, "Comparing like with like").
 void note_team(Job& j, const ArenaProgress& p, double t) {
   const ArenaProgress before = j.progress;
   j.progress = p;
