@@ -6,6 +6,7 @@ down, and every refusal is logged with the peer's pid and uid. Without --all-use
 connect."""
 import os
 import subprocess
+import tempfile
 import unittest
 
 from harness import (CTL, NOBODY, RM, RUN, RmTestCase, as_user, cpus_allowed, cpuset_cgroup, program,
@@ -105,8 +106,11 @@ class AccessModel(RmTestCase):
         self.assertNotEqual(r.returncode, 0)
 
     def test_unknown_admin_group_is_one_clear_error(self):
-        r = subprocess.run([RM, "--foreground", "--socket", "/tmp/cosched-access-unused.sock", "--all-users",
-                            "--admin-group", "no-such-group-cosched"], capture_output=True, text=True, timeout=20)
+        # In a directory of its own, removed after: the RM opens its accounting file (next to the socket)
+        # before it resolves the group.
+        with tempfile.TemporaryDirectory(prefix="cosched-access-") as d:
+            r = subprocess.run([RM, "--foreground", "--socket", os.path.join(d, "rm.sock"), "--all-users",
+                                "--admin-group", "no-such-group-cosched"], capture_output=True, text=True, timeout=20)
         self.assertNotEqual(r.returncode, 0)
         self.assertIn("unknown group 'no-such-group-cosched' for --admin-group", r.stderr)
 

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <filesystem>
 #include <fstream>
 
 #include "qs/catalog.hpp"
@@ -211,6 +212,7 @@ TEST(CatalogCommand, LookupInDirectoriesWantsAnExecutableFile) {
   EXPECT_EQ(lookup("notes"), std::nullopt);
   EXPECT_EQ(lookup("../cosched-lookup/amdahl"), std::nullopt);
   EXPECT_EQ(lookup("missing"), std::nullopt);
+  std::filesystem::remove_all(dir);  // what the test made
 }
 
 TEST(CatalogExamples, ShippedWorkloadsAndCatalogAgree) {
