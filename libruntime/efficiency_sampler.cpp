@@ -12,6 +12,7 @@
 #include "cpu_wait.hpp"
 #include "selfanalyzer/efficiency_meter.hpp"
 #include "tool_state.hpp"
+#include "tool_thread.hpp"
 #include "work_state.hpp"
 
 namespace cosched::rt {
@@ -161,13 +162,7 @@ void efficiency_sampler_start(proto::Arena* arena, int tick_ms) noexcept {
   s.tick_ns = static_cast<long>(tick_ms) * 1'000'000L;
   s.seen_stops = arena->rm.stops.load(std::memory_order_relaxed);
   s.seen_generation = arena->rm.generation.load(std::memory_order_relaxed);
-  pthread_attr_t attr;
-  pthread_attr_init(&attr);
-  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-  pthread_attr_setstacksize(&attr, 64 * 1024);
-  pthread_t t;
-  if (pthread_create(&t, &attr, sampler_main, &s) == 0) pthread_setname_np(t, "cosched-sampler");
-  pthread_attr_destroy(&attr);
+  start_tool_thread(sampler_main, &s, 64 * 1024, "cosched-sampler");
 }
 
 }  // namespace cosched::rt

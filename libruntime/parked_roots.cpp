@@ -1,5 +1,6 @@
 #include "parked_roots.hpp"
 #include "runtime_symbol.hpp"
+#include "tool_thread.hpp"
 #include "tool_state.hpp"
 #include "work_state.hpp"
 
@@ -45,18 +46,6 @@ void futex_wait(std::atomic<int>& word, int seen, const timespec* timeout) {
 void wake_all() {
   g_seq.fetch_add(1, std::memory_order_acq_rel);
   ::syscall(SYS_futex, reinterpret_cast<int*>(&g_seq), FUTEX_WAKE_PRIVATE, INT_MAX, nullptr, nullptr, 0);
-}
-
-bool start_detached(void* (*fn)(void*), void* arg, std::size_t stack, const char* name) {
-  pthread_attr_t attr;
-  pthread_attr_init(&attr);
-  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-  pthread_attr_setstacksize(&attr, stack);
-  pthread_t t;
-  const bool ok = pthread_create(&t, &attr, fn, arg) == 0;
-  pthread_attr_destroy(&attr);
-  if (ok) pthread_setname_np(t, name);
-  return ok;
 }
 
 void block_signals() {
@@ -112,7 +101,7 @@ void* keeper_main(void*) {
     const int alive = g_alive.load(std::memory_order_acquire);
     if (alive < wanted) {
       g_alive.fetch_add(1, std::memory_order_acq_rel);
-      if (!start_detached(parked_main, reinterpret_cast<void*>(static_cast<std::intptr_t>(alive)), kParkedStack,
+      if (!start_tool_thread(parked_main, reinterpret_cast<void*>(static_cast<std::intptr_t>(alive)), kParkedStack,
                           "cosched-parked")) {
         g_alive.fetch_sub(1, std::memory_order_acq_rel);
         return nullptr;  // no more threads: libomp keeps its own view, as without us
@@ -131,7 +120,7 @@ void parked_roots_init(void* runtime_handle, bool enabled) noexcept {
   g_register_root = runtime_symbol<GlobalThreadNumFn>(runtime_handle, "__kmpc_global_thread_num");
   g_num_procs = runtime_symbol<NumProcsFn>(runtime_handle, "omp_get_num_procs");
   if (g_register_root == nullptr || g_num_procs == nullptr) return;
-  if (!start_detached(keeper_main, nullptr, 64 * 1024, "cosched-keeper")) g_register_root = nullptr;
+  if (!start_tool_thread(keeper_main, nullptr, 64 * 1024, "cosched-keeper")) g_register_root = nullptr;
 }
 
 void parked_roots_follow(int oversubscribed_team) noexcept {

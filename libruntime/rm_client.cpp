@@ -18,6 +18,7 @@
 
 #include "cosched/wire.hpp"
 #include "tool_state.hpp"
+#include "tool_thread.hpp"
 
 namespace cosched::rt {
 
@@ -186,16 +187,10 @@ bool register_once(const Options& opt, bool explicit_api) {
 void rm_start_watcher() {
   static std::atomic<bool> started{false};
   if (started.exchange(true)) return;  // the OpenMP tool and the MPI wrappers may both ask
-  pthread_attr_t attr;
-  pthread_attr_init(&attr);
-  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-  pthread_attr_setstacksize(&attr, 64 * 1024);
-  pthread_t t;
-  if (pthread_create(&t, &attr, watcher_main, nullptr) != 0) {
+  if (!start_tool_thread(watcher_main, nullptr, 64 * 1024, "cosched-watcher")) {
     warn(g_tool.quiet, "cannot start the RM watcher thread; running natively");
     go_native("no watcher thread");
   }
-  pthread_attr_destroy(&attr);
 }
 
 void apply_arena_mask_to_self() {

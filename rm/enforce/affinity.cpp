@@ -1,5 +1,9 @@
 // Affinity backend: sched_setaffinity on every thread of the job. New threads are caught twice: the job's
 // libcosched applies the arena mask in its thread-begin callback, and refresh() re-applies each quantum.
+// A thread may also widen its own mask later: GROMACS' mdrun resets its main thread's mask to every CPU at
+// start-up (seen here: `gmx mdrun -pin off` on 2 CPUs under --cpus 0 ran at 2 CPUs' speed). So refresh()
+// also reads the mask of every thread it set and confines again any that left the job's CPUs; a thread that
+// narrowed itself inside them (a program pinning its own threads) is left as it is.
 #include <dirent.h>
 #include <sched.h>
 
@@ -75,13 +79,34 @@ class AffinityEnforcer final : public Enforcer {
     cpu_set_t original{};
     cpu_set_t mask{};
     std::set<pid_t> known;  // threads already given `mask`
+    bool told_escape = false;
   };
 
   static void set_all(const Job& job, PerJob& st) {
-    for (pid_t tid : threads_of(job.pid)) {
-      if (st.known.count(tid) != 0) continue;
-      if (::sched_setaffinity(tid, sizeof st.mask, &st.mask) == 0) st.known.insert(tid);
+    const std::set<pid_t> now = threads_of(job.pid);
+    std::erase_if(st.known, [&](pid_t tid) { return now.count(tid) == 0; });  // exited threads
+    for (pid_t tid : now) {
+      const bool known = st.known.count(tid) != 0;
+      if (known && inside(tid, st.mask)) continue;
+      if (::sched_setaffinity(tid, sizeof st.mask, &st.mask) != 0) continue;  // exiting, or not ours
+      if (known && !st.told_escape) {  // once per job: a program may reset its masks again and again
+        COSCHED_INFO(enforce, "job {}: thread {} had left the job's CPUs (the program set its own mask): confined "
+                     "again, as every such thread will be each quantum", job.id, tid);
+        st.told_escape = true;
+      }
+      st.known.insert(tid);
     }
+  }
+
+  // Whether thread `tid` may run only on CPUs of `mask` (true when it cannot be read: it is exiting).
+  static bool inside(pid_t tid, const cpu_set_t& mask) {
+    cpu_set_t now;
+    CPU_ZERO(&now);
+    if (::sched_getaffinity(tid, sizeof now, &now) != 0) return true;
+    cpu_set_t outside;
+    CPU_XOR(&outside, &now, &mask);
+    CPU_AND(&outside, &outside, &now);  // in `now`, not in `mask`
+    return CPU_COUNT(&outside) == 0;
   }
 
   CpuSet managed_;

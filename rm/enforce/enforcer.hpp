@@ -32,7 +32,8 @@ class Enforcer {
   virtual Status confine(Job& /*job*/) { return {}; }
   // Confine the job to `cpus` (non-empty).
   virtual Status apply(Job& job, const CpuSet& cpus) = 0;
-  // Periodic, once per quantum: catch up with threads created since apply (affinity backend).
+  // Periodic, once per quantum: catch up with threads created since apply, and with threads that widened
+  // their own masks (affinity backend).
   virtual void refresh(Job& /*job*/) {}
   // Back to native (job exited or RM shutting down). Idempotent; the process may be gone.
   virtual void release(Job& job) = 0;

@@ -57,6 +57,22 @@ def wait_for(predicate, timeout=10.0, interval=0.02, what="condition"):
         time.sleep(interval)
 
 
+def thread_names(pid):
+    """The name of every thread of `pid` (/proc/<pid>/task/<tid>/comm), one per thread ([] once it is gone)."""
+    names = []
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except FileNotFoundError:
+        return names
+    for tid in tids:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/comm") as f:
+                names.append(f.read().strip())
+        except FileNotFoundError:
+            pass
+    return names
+
+
 def cpus_allowed(pid):
     """{tid: cpu set} of every thread of `pid`, from /proc/<pid>/task/<tid>/status."""
     out = {}

@@ -3,6 +3,7 @@
 resource manager run by an ordinary user, or a host without the cpuset controller). The same guarantees as
 with cgroups, read from /proc: disjoint CPU masks on every thread of every job while they share the
 machine, the full mask back when a job is alone again, and after the RM dies (DESIGN rule 3)."""
+import os
 import signal
 import unittest
 
@@ -46,6 +47,20 @@ class AffinityBackend(RmTestCase):
         wait_for(lambda: len(clang.teams()) > n + 3, what="more iterations")
         self.assertEqual(clang.teams()[-1], "2")
         self.assertEqual(set(cpus_allowed(clang.pid).values()), {frozenset({0, 1})})
+
+    def test_a_thread_that_widens_its_own_mask_is_confined_again(self):
+        """GROMACS' mdrun resets its main thread's mask to every CPU at start-up, after the RM confined it; it
+        then ran on both CPUs while status said one. Here the test widens the main thread's mask, as mdrun
+        does, and the RM must put it back on the job's CPU within a few quanta."""
+        rm = self.start_rm("--enforce", "affinity")
+        clang, gcc = self.share_then_check(rm)
+        mine = single_cpu(clang.pid)
+        os.sched_setaffinity(clang.pid, {0, 1})  # the main thread: its tid is the pid
+        self.assertEqual(cpus_allowed(clang.pid)[clang.pid], frozenset({0, 1}))
+        wait_for(lambda: single_cpu(clang.pid) == mine, timeout=5,
+                 what=f"every thread of pid {clang.pid} back on CPU {mine}")
+        self.assertEqual(rm.job(clang.pid)["cpus"], [mine])
+        self.assertEqual(single_cpu(gcc.pid), 1 - mine)
 
     def test_killed_rm_leaves_jobs_on_every_cpu(self):
         rm = self.start_rm("--enforce", "affinity")

@@ -10,11 +10,10 @@ its own wait loops yield (libruntime/parked_roots.hpp): threads named cosched-pa
 another job runs on the same CPU (status `cpus_shared`): a waiter that yields hands the CPU to that job for a
 scheduler slice at every barrier, so the job's waiters sleep instead, and the parked root comes back when the
 other job leaves."""
-import os
 import re
 import unittest
 
-from harness import RmTestCase, program, wait_for
+from harness import RmTestCase, program, thread_names, wait_for
 
 LINE = re.compile(r"blocktime iter (\d+) team (\d+) allowed (\d+) ms (-?\d+)$")
 
@@ -31,18 +30,7 @@ def readings(job):
 
 def parked_threads(pid):
     """Threads of `pid` named cosched-parked (libomp roots the job keeps while oversubscribed)."""
-    n = 0
-    try:
-        tids = os.listdir(f"/proc/{pid}/task")
-    except FileNotFoundError:
-        return 0
-    for tid in tids:
-        try:
-            with open(f"/proc/{pid}/task/{tid}/comm") as f:
-                n += f.read().strip() == "cosched-parked"
-        except FileNotFoundError:
-            pass
-    return n
+    return thread_names(pid).count("cosched-parked")
 
 
 class OversubscribedYield(RmTestCase):

@@ -22,7 +22,7 @@ import tempfile
 import time
 import unittest
 
-from harness import RmTestCase, program, wait_for
+from harness import RmTestCase, program, thread_names, wait_for
 
 # Threads that wait sleep instead of spinning, natively and under cosched alike: on a shared 2-CPU machine
 # (load average 20 during a parallel build) mdrun's spinning barriers made a 2-second native run take over
@@ -93,12 +93,14 @@ class PackagedApp(RmTestCase):
         rm = self.start_rm(policy=policy)
         job = self.start_job(argv, rm, env=APP_ENV, launcher=())
         seen, other_seen, shared = [], [], []
+        threads = set()  # the names of its threads while the RM listed it
         other = None
         other_left_first = False
         while job.proc.poll() is None:
             jobs = rm.status()["jobs"]
             mine = [j for j in jobs if j["pid"] == job.pid]
             seen += mine
+            threads |= set(thread_names(job.pid)) if mine else set()
             if mine and other is None:
                 other = self.start_job([program("amdahl-clang")] + OTHER_JOB, rm, request=2)
             if other is not None:
@@ -116,6 +118,10 @@ class PackagedApp(RmTestCase):
         self.assertEqual(other.wait(timeout=60), 0, other.stderr())
         self.assertTrue(other_left_first, f"the second job did not leave while {name} ran (make the run longer)")
         self.assertGreater(max(j["regions"] for j in seen), 0, f"{name} ran no parallel region under cosched")
+        # libcosched followed the RM: its watcher and sampler ran in the job (OpenBLAS's static TLS once kept
+        # them from starting, and libcosched ran natively while the RM listed the job: test_tool_threads.py).
+        self.assertNotIn("running natively", job.stderr(), f"{name}: libcosched gave up")
+        self.assertTrue({"cosched-watcher", "cosched-sampler"} <= threads, f"{name}: threads seen {sorted(threads)}")
         modes = {j["team_mode"] for j in seen if j["team_mode"] != "unknown"}
         if isinstance(self.expect_mode, frozenset):  # modes it may show over its run (set once it sets its team)
             self.assertTrue(modes and modes <= self.expect_mode, f"{name}: team modes {modes}")
