@@ -98,7 +98,7 @@ void Replay::run() {
 
 void Replay::reap_ended() {
   for (auto it = live_.begin(); it != live_.end();) {
-    auto exit_status = try_reap(it->first);
+    auto exit_status = ended_status(it->first);  // its end, now; the reap (which may take seconds) below
     if (!exit_status) {
       ++it;
       continue;
@@ -118,6 +118,7 @@ void Replay::reap_ended() {
                             std::to_string(*exit_status) + "; see " + setup_.jobs_dir + "/" +
                             std::to_string(job.record.id) + ".err");
     }
+    reaper_.reap(it->first);
     it = live_.erase(it);
   }
 }

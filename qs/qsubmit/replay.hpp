@@ -14,6 +14,7 @@
 #include "options.hpp"
 #include "progress.hpp"
 #include "qs/results.hpp"
+#include "reaper.hpp"
 #include "recorder.hpp"
 #include "rm_link.hpp"
 #include "workload.hpp"
@@ -91,6 +92,7 @@ class Replay {
   bool rm_failure_noted_ = false;
   bool rm_lost_ = false;
   int stop_signal_ = 0;
+  Reaper reaper_;  // last: destroyed first, after every job it was handed is reaped
 };
 
 }  // namespace cosched::qsubmit
