@@ -56,6 +56,12 @@ Server::~Server() {
 }
 
 Status Server::prepare_socket_dir() const {
+  // First of all, before anything is created: a group that does not exist is a typo, one error line.
+  for (const auto& [name, option] : {std::pair{cfg_.socket_group, "--socket-group"}, {cfg_.admin_group, "--admin-group"}}) {
+    if (!name.empty() && ::getgrnam(name.c_str()) == nullptr) {
+      return make_error(Errc::not_found, "unknown group '" + name + "' for " + option);
+    }
+  }
   // Whoever owns the socket's directory can replace the socket with one of their own and impersonate the
   // RM to every client (the non-root default /tmp/cosched-<uid>/ can be created by anyone first). So the
   // directory is created 0700 (0710 and the group's with --socket-group, so members can reach the socket),
@@ -141,9 +147,6 @@ Status Server::open(int epfd) {
     }
   } else {
     ::chmod(staging.c_str(), cfg_.all_users ? 0666 : 0600);
-  }
-  if (!cfg_.admin_group.empty() && ::getgrnam(cfg_.admin_group.c_str()) == nullptr) {
-    return fail(make_error(Errc::not_found, "unknown group '" + cfg_.admin_group + "' for --admin-group"));
   }
   spare_fd_ = ::open("/dev/null", O_RDONLY | O_CLOEXEC);  // see shed_connections()
   // Hundreds of jobs may start at once: a short backlog made their connect() fail with EAGAIN. The kernel

@@ -105,14 +105,18 @@ class AccessModel(RmTestCase):
         r = self.ctl_as_nobody(rm, "status")
         self.assertNotEqual(r.returncode, 0)
 
-    def test_unknown_admin_group_is_one_clear_error(self):
-        # In a directory of its own, removed after: the RM opens its accounting file (next to the socket)
-        # before it resolves the group.
-        with tempfile.TemporaryDirectory(prefix="cosched-access-") as d:
-            r = subprocess.run([RM, "--foreground", "--socket", os.path.join(d, "rm.sock"), "--all-users",
-                                "--admin-group", "no-such-group-cosched"], capture_output=True, text=True, timeout=20)
-        self.assertNotEqual(r.returncode, 0)
-        self.assertIn("unknown group 'no-such-group-cosched' for --admin-group", r.stderr)
+    def test_unknown_groups_are_one_clear_error_before_anything_is_created(self):
+        for option in ("--admin-group", "--socket-group"):
+            with self.subTest(option=option), tempfile.TemporaryDirectory(prefix="cosched-access-") as d:
+                sock_dir = os.path.join(d, "rm")
+                access = ["--all-users"] if option == "--admin-group" else []  # --socket-group excludes it
+                r = subprocess.run([RM, "--foreground", "--socket", os.path.join(sock_dir, "rm.sock")] + access +
+                                   [option, "no-such-group-cosched"], capture_output=True, text=True, timeout=20)
+                self.assertNotEqual(r.returncode, 0)
+                self.assertEqual(r.stderr.strip().splitlines(),
+                                 [f"cosched-rm: unknown group 'no-such-group-cosched' for {option}"])
+                # Neither the socket's directory nor the accounting file next to the socket was made.
+                self.assertEqual(os.listdir(d), [])
 
 
 if __name__ == "__main__":
