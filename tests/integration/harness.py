@@ -57,24 +57,9 @@ def wait_for(predicate, timeout=10.0, interval=0.02, what="condition"):
         time.sleep(interval)
 
 
-def thread_names(pid):
-    """The name of every thread of `pid` (/proc/<pid>/task/<tid>/comm), one per thread ([] once it is gone)."""
-    names = []
-    try:
-        tids = os.listdir(f"/proc/{pid}/task")
-    except FileNotFoundError:
-        return names
-    for tid in tids:
-        try:
-            with open(f"/proc/{pid}/task/{tid}/comm") as f:
-                names.append(f.read().strip())
-        except FileNotFoundError:
-            pass
-    return names
-
-
-def cpus_allowed(pid):
-    """{tid: cpu set} of every thread of `pid`, from /proc/<pid>/task/<tid>/status."""
+def per_thread(pid, name):
+    """{tid: text of /proc/<pid>/task/<tid>/<name>} for every thread of `pid` ({} once it is gone; a thread that
+    ends between the listing and the read is left out)."""
     out = {}
     try:
         tids = os.listdir(f"/proc/{pid}/task")
@@ -82,12 +67,25 @@ def cpus_allowed(pid):
         return out
     for tid in tids:
         try:
-            with open(f"/proc/{pid}/task/{tid}/status") as f:
-                for line in f:
-                    if line.startswith("Cpus_allowed_list:"):
-                        out[int(tid)] = parse_cpu_list(line.split(":", 1)[1].strip())
+            with open(f"/proc/{pid}/task/{tid}/{name}") as f:
+                out[int(tid)] = f.read()
         except (FileNotFoundError, ProcessLookupError):
             pass
+    return out
+
+
+def thread_names(pid):
+    """The name of every thread of `pid` (its comm), one per thread ([] once it is gone)."""
+    return [text.strip() for text in per_thread(pid, "comm").values()]
+
+
+def cpus_allowed(pid):
+    """{tid: cpu set} of every thread of `pid`, from /proc/<pid>/task/<tid>/status."""
+    out = {}
+    for tid, text in per_thread(pid, "status").items():
+        for line in text.splitlines():
+            if line.startswith("Cpus_allowed_list:"):
+                out[tid] = parse_cpu_list(line.split(":", 1)[1].strip())
     return out
 
 

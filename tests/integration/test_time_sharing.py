@@ -19,8 +19,8 @@ import subprocess
 import time
 import unittest
 
-from harness import (OUTSIDE_LOAD_SHARE, OutsideLoad, RmTestCase, measure_in_bounds, process_state, program,
-                     wait_for)
+from harness import (OUTSIDE_LOAD_SHARE, OutsideLoad, RmTestCase, measure_in_bounds, per_thread, process_state,
+                     program, wait_for)
 
 KERNELS = [("npb-cg-clang", "A"), ("npb-cg-gcc", "A"), ("npb-mg-clang", "A"), ("npb-is-clang", "A")]
 
@@ -100,18 +100,8 @@ def held_by_kernel(pid, backend):
 
 
 def thread_states(pid):
-    out = []
-    try:
-        tids = os.listdir(f"/proc/{pid}/task")
-    except FileNotFoundError:
-        return out
-    for tid in tids:
-        try:
-            with open(f"/proc/{pid}/task/{tid}/stat") as f:
-                out.append(f.read().rsplit(")", 1)[1].split()[0])
-        except FileNotFoundError:
-            pass
-    return out
+    """The scheduler state letter of every thread of `pid` (R, S, T, ...)."""
+    return [text.rsplit(")", 1)[1].split()[0] for text in per_thread(pid, "stat").values()]
 
 
 def cpu_ticks(pid):
