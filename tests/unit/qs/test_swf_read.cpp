@@ -10,6 +10,7 @@
 #include <string>
 
 #include "qs/swf.hpp"
+#include "removed_at_end.hpp"
 
 namespace swf = cosched::swf;
 
@@ -230,6 +231,7 @@ TEST(SwfRead, ReadsPlainAndGzipFiles) {
   const std::string text = "; MaxProcs: 4\n1 0 -1 10 2 -1 -1 2 -1 -1 1 -1 -1 1 -1 -1 -1 -1\n";
   const std::string plain = testing::TempDir() + "/read_plain.swf";
   const std::string gz = testing::TempDir() + "/read_gz.swf.gz";
+  const RemovedAtEnd remove_plain{plain}, remove_gz{gz};
   std::ofstream(plain) << text;
   gzFile f = gzopen(gz.c_str(), "wb");
   ASSERT_NE(f, nullptr);
@@ -252,6 +254,7 @@ TEST(SwfRead, MissingFileIsAnIoErrorNamingIt) {
 
 TEST(SwfRead, ParseErrorsNameTheFilePath) {
   const std::string path = testing::TempDir() + "/bad.swf";
+  const RemovedAtEnd remove{path};
   std::ofstream(path) << "1 0\n";
   auto w = swf::read_file(path);
   ASSERT_FALSE(w.ok());

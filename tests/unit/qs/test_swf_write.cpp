@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "qs/swf.hpp"
+#include "removed_at_end.hpp"
 
 namespace swf = cosched::swf;
 
@@ -86,6 +87,7 @@ TEST(SwfWrite, FilesPlainAndGzipReadBack) {
   }
   for (const std::string name : {"/write.swf", "/write.swf.gz"}) {
     const std::string path = testing::TempDir() + name;
+    const RemovedAtEnd remove{path};
     ASSERT_TRUE(swf::write_file(path, w).ok());
     auto back = swf::read_file(path);
     ASSERT_TRUE(back.ok()) << back.error().message;
