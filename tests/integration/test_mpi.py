@@ -12,6 +12,7 @@ cosched-run, which preloads libcosched_mpi.
   side by side, almost never disagrees while the job is stopped, and every decision gives both the same state.
 - `cosched-run --job ID` makes two non-MPI processes one job; a register_rank frame with a bad key is refused.
 """
+import atexit
 import json
 import os
 import shutil
@@ -39,10 +40,26 @@ def mpi_missing():
     return None
 
 
+_session_base = None
+
+
+def session_base():
+    """A directory of this test process for Open MPI's session directories, removed at exit: a killed mpirun
+    (every test that stops a job does that) leaves its pid.N directory behind, and under /tmp/ompi.HOST.UID
+    they added up to about 20 per CI run."""
+    global _session_base
+    if _session_base is None:
+        _session_base = tempfile.mkdtemp(prefix="cosched-ompi-")
+        atexit.register(shutil.rmtree, _session_base, True)
+    return _session_base
+
+
 def mpirun_cmd(np, args, env=None, options=()):
     """mpirun with what a root test needs: --allow-run-as-root, --oversubscribe (more ranks than CPUs), no
-    binding (the RM places the ranks), each -x variable passed to the ranks, and `options` of mpirun's own."""
-    cmd = [MPIRUN, "-np", str(np), "--bind-to", "none", "--oversubscribe"] + list(options)
+    binding (the RM places the ranks), each -x variable passed to the ranks, session directories under
+    session_base(), and `options` of mpirun's own."""
+    cmd = [MPIRUN, "-np", str(np), "--bind-to", "none", "--oversubscribe", "--mca", "orte_tmpdir_base",
+           session_base()] + list(options)
     if os.geteuid() == 0:
         cmd.append("--allow-run-as-root")
     for k, v in (env or {}).items():
