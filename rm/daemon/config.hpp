@@ -25,6 +25,7 @@ struct Config {
   std::string core_trace;       // the decision core's inputs, JSON lines (rm/decision/core_trace.hpp); empty: none
   std::string accounting;       // per-job records (accounting.hpp); empty: next to the socket, "none": off
   std::string enforce = "auto";
+  std::string cpu_share = "job";  // how jobs sharing a CPU divide it: job (a cpu cgroup each), thread
   std::string stop_with = "auto";  // time sharing's backend: auto, cgroup-v2, cgroup-v1, signal
   std::string synthetic_topology;  // hwloc synthetic description instead of the real machine
   int baseline_cpus = 0;        // the SelfAnalyzer's baseline allocation, published to jobs; 0: auto, a

@@ -89,7 +89,9 @@ Status Daemon::start() {
 
   auto enf = make_enforcer(cfg_.enforce, topo_.cpus(), guard_);
   if (!enf) return enf.error();
-  enforcer_ = make_slurm_aware_enforcer(std::move(*enf), topo_.cpus());
+  auto shared = with_cpu_share(cfg_.cpu_share, make_slurm_aware_enforcer(std::move(*enf), topo_.cpus()), guard_);
+  enforcer_ = std::move(shared.enforcer);
+  cpu_share_ = std::move(shared.mode);
   auto stopper = make_stopper(cfg_.stop_with, enforcer_->name() == "cgroup-v2", guard_);
   if (!stopper) return stopper.error();
   stopper_ = make_slurm_aware_stopper(std::move(*stopper), guard_);
@@ -112,8 +114,9 @@ Status Daemon::start() {
   watch_fd(epfd_, narrow_poll_.fd(), EPOLLIN);
 
   if (auto st = server_.open(epfd_); !st) return st;
-  COSCHED_INFO(rm, "serving {} | policy {} | {} | enforcement {} | stopping {} | sensor {} | quantum {} ms",
-               cfg_.socket, policy_->name(), topo_.description(), enforcer_->name(), stopper_->name(),
+  COSCHED_INFO(rm, "serving {} | policy {} | {} | enforcement {} | CPU share per {} | stopping {} | sensor {} | "
+                   "quantum {} ms",
+               cfg_.socket, policy_->name(), topo_.description(), enforcer_->name(), cpu_share_, stopper_->name(),
                sensing_.sensors().backend(), cfg_.quantum_ms);
   decide(policy::Event::quantum, -1);  // an empty machine: answers may-start from the first query on
   realtime_.enter(cfg_.rt_priority);  // last: the guard and everything set up above start at normal priority

@@ -117,6 +117,7 @@ class Daemon {
   CpuLocks cpu_locks_;  // before guard_: the guard, forked later, shares these locks
   Guard guard_;
   std::unique_ptr<Enforcer> enforcer_;
+  std::string cpu_share_;  // what --cpu-share gave (status "cpu_share")
   std::unique_ptr<Stopper> stopper_;
   std::unique_ptr<policy::Policy> policy_;
   DecisionCore core_;

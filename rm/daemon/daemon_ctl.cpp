@@ -111,6 +111,7 @@ json Daemon::status_json() const {
                                                                            : json(nullptr)}}},
           {"enforcement", enforcer_->name()},
           {"stopping", stopper_->name()},
+          {"cpu_share", cpu_share_},
           {"sensor", sensing_.status_json(cfg_, policy_.get())},
           {"rate_sensor", sensing_.rates().spec()},
           {"pairs", [&] { auto r = policy_->pairs(); return r ? pairs_json(*r) : json(nullptr); }()},

@@ -135,6 +135,12 @@ void add_options(CLI::App& app, RmOptions& o) {
   app.add_option("--enforce", o.cfg.enforce, "CPU enforcement: auto, cgroup, cgroup-v1, cgroup-v2, affinity, none")
       ->check(CLI::IsMember({"auto", "cgroup", "cgroup-v1", "cgroup-v2", "affinity", "none"}))
       ->capture_default_str();
+  app.add_option("--cpu-share", o.cfg.cpu_share,
+                 "how jobs that share a CPU divide it: job (each confined job in a cgroup of its own in the cpu "
+                 "controller's v1 hierarchy, one share whatever its thread count; per thread where there is none), "
+                 "thread (the kernel's default); status names it")
+      ->check(CLI::IsMember({"job", "thread"}))
+      ->capture_default_str();
   app.add_option("--stop-with", o.cfg.stop_with,
                  "how time-sharing policies stop and resume jobs: auto (the first that works of cgroup-v2 freezer, "
                  "cgroup-v1 freezer, signal), cgroup-v2, cgroup-v1, signal (SIGSTOP/SIGCONT); status names it")

@@ -58,4 +58,14 @@ std::unique_ptr<Enforcer> make_null_enforcer();
 // version: 1 or 2. Fails (unsupported) when that hierarchy has no usable cpuset controller.
 Result<std::unique_ptr<Enforcer>> make_cgroup_enforcer(int version, const CpuSet& managed, Guard& guard);
 
+// How jobs that share a CPU divide it (cosched-rm --cpu-share). "job": `inner` wrapped so that each confined
+// job also gets a group of its own in the cpu controller's v1 hierarchy (job_cpu_share.cpp), one entity for
+// the kernel's fair scheduler whatever its thread count; without that hierarchy, or with "thread", or under
+// an enforcer that confines nothing, `inner` itself. `mode` says which, for status.
+struct CpuShareSetup {
+  std::unique_ptr<Enforcer> enforcer;
+  std::string mode;
+};
+CpuShareSetup with_cpu_share(std::string_view mode, std::unique_ptr<Enforcer> inner, Guard& guard);
+
 }  // namespace cosched::rm

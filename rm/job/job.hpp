@@ -87,6 +87,8 @@ struct Job {
   std::string freezer_dir;    // time sharing: the job's freezer cgroup, empty until its first stop
   bool freezer_owned = false; // freezer_dir was created by the stopper (else it is the cpuset cgroup)
   std::string freezer_restore_procs;  // where the stopper puts the job back on release
+  std::string share_dir;      // its group in the cpu controller's hierarchy (job_cpu_share.cpp), empty if none
+  std::string share_restore_procs;    // where that group's pid goes back on release
 
   // Time sharing (rm/daemon/time_sharing.cpp): runnable == false while the RM holds the job stopped.
   std::uint32_t stops = 0;    // stop → resume cycles completed (the arena's `stops`)
