@@ -99,9 +99,9 @@ rm::CoreJob Simulator::core_job_of(const policy::JobView& v, const Slot& slot) {
   j.id = v.id;
   j.allocation = v.allocation;
   j.cpus = slot.cpus;
-  // A catalog `team: fixed` job runs its request's threads whatever its CPUs: placement counts them as the
-  // daemon counts a fixed team's (rm::fixed_team).
-  if (slot.job->spec().app->fixed_team) j.threads = std::max(v.request, 1);
+  // A catalog `team: fixed` job weighs one per CPU like any other, as under the daemon's default
+  // --cpu-share job, where a job's share of a CPU is one job's whatever its threads (and as cpu_sharing.cpp
+  // models it).
   j.processes.push_back({v.id, v.allocation, slot.cpus, v.runnable, slot.state});
   return j;
 }

@@ -130,7 +130,9 @@ std::vector<CoreJob> core_jobs(const std::vector<Unit>& all, const GangTable& ga
     c.allocation = c.several ? gangs.at(u.id).allocation : lead.allocation;
     c.cpus = c.several ? gangs.at(u.id).cpus : lead.cpus;
     c.allowed = allowed_cpus(u.members);  // a Slurm job stays inside the CPUs Slurm gave it
-    if (!c.several) c.threads = fixed_team(lead);
+    // A fixed team weighs as its threads only where the kernel shares CPUs per thread: in a cpu cgroup of its
+    // own (--cpu-share job) it gets one job's share of each CPU, however many threads it runs there.
+    if (!c.several && lead.share_dir.empty()) c.threads = fixed_team(lead);
     for (const Job* m : u.members) c.processes.push_back({m->id, m->allocation, m->cpus, m->runnable, m->policy_state});
     out.push_back(std::move(c));
   }

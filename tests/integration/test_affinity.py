@@ -86,13 +86,15 @@ class AffinityBackend(RmTestCase):
 
 
 class FixedTeamPlacement(RmTestCase):
-    """More jobs than CPUs, one of them a fixed team of 2 (omp_set_num_threads before every region): placement
-    counts its threads, so once its team is known it has a CPU of its own and the two resizable jobs share the
-    other (docs/architecture.md, "Oversubscription"). Arriving last, it was placed beside the first job and kept
-    there: three threads on one CPU, one on the other."""
+    """More jobs than CPUs, one of them a fixed team of 2 (omp_set_num_threads before every region). Where the
+    kernel shares CPUs per thread (--cpu-share thread), placement counts its threads, so once its team is known
+    it has a CPU of its own and the two resizable jobs share the other (docs/architecture.md,
+    "Oversubscription"); arriving last, it was placed beside the first job and kept there: three threads on one
+    CPU, one on the other. In a cpu cgroup of its own (--cpu-share job, the default) it gets one job's share of
+    its CPU, so it counts as one job and stays where it arrived, beside one of the others."""
 
-    def test_a_fixed_team_gets_a_cpu_of_its_own_and_the_others_share(self):
-        rm = self.start_rm("--enforce", "affinity")
+    def start_three(self, *rm_args):
+        rm = self.start_rm("--enforce", "affinity", *rm_args)
         first = self.start_job([program("amdahl-clang")] + LONG, rm, request=2)
         wait_for(lambda: rm.job(first.pid), what="the first job")
         second = self.start_job([program("amdahl-gcc")] + LONG, rm, request=2)
@@ -103,6 +105,10 @@ class FixedTeamPlacement(RmTestCase):
         j = wait_for(lambda: (lambda s: s if s and s["team"] == 2 and s["allocated"] == 1 else None)(
             rm.job(fixed.pid)), timeout=10, what="the fixed team of 2 on 1 CPU")
         self.assertEqual(j["team_mode"], "fixed: omp_set_num_threads")
+        return rm, first, second, fixed
+
+    def test_a_fixed_team_gets_a_cpu_of_its_own_and_the_others_share(self):
+        rm, first, second, fixed = self.start_three("--cpu-share", "thread")
         # The masks every thread of each job has, read from /proc, once they settle.
         cpus = wait_for(lambda: (lambda a, b, f: (a, b, f) if None not in (a, b, f) and a == b and f != a
                                  else None)(single_cpu(first.pid), single_cpu(second.pid), single_cpu(fixed.pid)),
@@ -113,6 +119,20 @@ class FixedTeamPlacement(RmTestCase):
         n = len(first.teams())
         wait_for(lambda: len(first.teams()) > n + 5, what="more iterations of the first job")
         self.assertEqual((single_cpu(first.pid), single_cpu(second.pid), single_cpu(fixed.pid)), cpus)
+
+    def test_with_a_share_per_job_a_fixed_team_counts_as_one_job(self):
+        rm, first, second, fixed = self.start_three()
+        share = rm.status()["cpu_share"]
+        if not share.startswith("job"):
+            self.skipTest(f"no share per job on this host: {share}")
+        # Two jobs on one CPU, one on the other, the fixed team among the two: from /proc, once they settle.
+        def settled():
+            a, b, f = single_cpu(first.pid), single_cpu(second.pid), single_cpu(fixed.pid)
+            return (a, b, f) if None not in (a, b, f) and a != b and f in (a, b) else None
+        cpus = wait_for(settled, timeout=10, what="the fixed team beside one of the others, the third alone")
+        n = len(first.teams())
+        wait_for(lambda: len(first.teams()) > n + 5, what="more iterations of the first job")
+        self.assertEqual(settled(), cpus)
 
 
 if __name__ == "__main__":

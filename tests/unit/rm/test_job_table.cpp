@@ -133,7 +133,7 @@ TEST(JobTable, RanksJoinTheirUsersJobAndTheLastToLeaveEndsIt) {
   EXPECT_EQ(g.count(12), 1U);
 }
 
-TEST(JobTable, AFixedTeamLargerThanItsCpusIsPlacedAsItsThreads) {
+TEST(JobTable, AFixedTeamLargerThanItsCpusIsPlacedAsItsThreadsWhenCpusAreSharedPerThread) {
   JobTable t;
   t.emplace(1, process(1, 0, 0, 2));
   Job& j = t.at(1);
@@ -142,6 +142,11 @@ TEST(JobTable, AFixedTeamLargerThanItsCpusIsPlacedAsItsThreads) {
   j.progress.team_mode = proto::TeamMode::set_by_program;  // GROMACS' -ntomp 2
   EXPECT_EQ(fixed_team(j), 2);
   EXPECT_EQ(core_jobs(units(t), {})[0].threads, 2);
+  // In a cpu cgroup of its own (--cpu-share job) the kernel gives it one job's share of its CPU, whatever its
+  // threads: placement counts it as one job.
+  j.share_dir = "/sys/fs/cgroup/cpu/cosched-job.1.1";
+  EXPECT_EQ(core_jobs(units(t), {})[0].threads, 0);
+  j.share_dir.clear();
   j.progress.team_mode = proto::TeamMode::resizable;  // its next team is the allocation
   EXPECT_EQ(fixed_team(j), 0);
   j.progress.team_mode = proto::TeamMode::clause;
