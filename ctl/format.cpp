@@ -7,9 +7,10 @@
 namespace cosched::ctl {
 
 std::string format_status(const nlohmann::json& s, const StatusView& view) {
-  std::string out = fmt::format("policy {}  cpus {}  enforcement {}  stopping {}  quantum {} ms  may-start {} ({})\n",
+  std::string out = fmt::format("policy {}  cpus {}  enforcement {}  cpu-share {}  stopping {}  quantum {} ms  "
+                                "may-start {} ({})\n",
                                 s.value("policy", "?"), s.value("cpu_list", "?"), s.value("enforcement", "?"),
-                                s.value("stopping", "?"), s.value("quantum_ms", 0), s.value("may_start", false) ? "yes" : "no",
+                                s.value("cpu_share", "?"), s.value("stopping", "?"), s.value("quantum_ms", 0), s.value("may_start", false) ? "yes" : "no",
                                 s.value("may_start_reason", ""));
   if (s.contains("sensor") && s["sensor"].is_object()) {
     // The bandwidth sensor in use, and why the ones before it in the chain are not.
