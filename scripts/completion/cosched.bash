@@ -26,6 +26,7 @@ _cosched_complete() {
     --socket|-s|--log|--messages|--accounting|--file|--out|-o|--catalog|-c|--models|--output)
       mapfile -t COMPREPLY < <(compgen -f -- "$cur"); return ;;
     --enforce) mapfile -t COMPREPLY < <(compgen -W "auto cgroup cgroup-v1 cgroup-v2 affinity none" -- "$cur"); return ;;
+    --cpu-share) mapfile -t COMPREPLY < <(compgen -W "job thread" -- "$cur"); return ;;
   esac
   if [ "$cmd" = cosched-ctl ]; then
     # The subcommand, once given, decides the options; before it, the subcommands and global options.
