@@ -1,7 +1,8 @@
 // CPUs shared by several running jobs (docs/simulator.md, "Jobs that share CPUs"). A space-sharing policy
 // gives every job at least one CPU, so with more jobs than CPUs (a queue longer than the machine,
 // policies/queue_sharing.hpp) some CPUs carry several jobs. The daemon's placement spreads the sharing evenly
-// and the kernel time-shares each CPU among the threads on it: a job's work goes at its team's speed times
+// and the kernel time-shares each CPU among the jobs on it (one cpu cgroup each: cosched-rm's default
+// --cpu-share job, rm/enforce/job_cpu_share.cpp): a job's work goes at its team's speed times
 // the mean, over its CPUs, of 1 / (running jobs on that CPU). Without placement (--no-placement), the same
 // with the machine as one pool: CPUs / Σ teams.
 #include <algorithm>
