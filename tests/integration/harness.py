@@ -103,6 +103,20 @@ def parse_cpu_list(text):
     return frozenset(cpus)
 
 
+def v1_cgroup(pid, controller):
+    """`pid`'s path in the v1 hierarchy of `controller`, from /proc/<pid>/cgroup; None when it has none or the
+    process is gone."""
+    try:
+        with open(f"/proc/{pid}/cgroup") as f:
+            for line in f:
+                _, ctrls, path = line.strip().split(":", 2)
+                if controller in ctrls.split(","):
+                    return path
+    except FileNotFoundError:
+        return None
+    return None
+
+
 def cpuset_cgroup(pid):
     """The path of `pid`'s cpuset cgroup in /proc/<pid>/cgroup (v1 line naming cpuset, else the v2 line)."""
     unified = None

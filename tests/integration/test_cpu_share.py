@@ -12,7 +12,7 @@ import subprocess
 import time
 import unittest
 
-from harness import RmTestCase, program, wait_for
+from harness import RmTestCase, program, v1_cgroup, wait_for
 
 
 def cpu_mount():
@@ -26,16 +26,7 @@ def cpu_mount():
 
 
 def cpu_cgroup(pid):
-    """`pid`'s path in that hierarchy, from /proc/<pid>/cgroup; None once the process is gone."""
-    try:
-        with open(f"/proc/{pid}/cgroup") as f:
-            for line in f:
-                _, ctrls, path = line.strip().split(":", 2)
-                if "cpu" in ctrls.split(","):
-                    return path
-    except FileNotFoundError:
-        return None
-    return None
+    return v1_cgroup(pid, "cpu")
 
 
 def group_dir(path):

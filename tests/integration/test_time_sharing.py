@@ -20,7 +20,7 @@ import time
 import unittest
 
 from harness import (OUTSIDE_LOAD_SHARE, OutsideLoad, RmTestCase, measure_in_bounds, per_thread, process_state,
-                     program, wait_for)
+                     program, v1_cgroup, wait_for)
 
 KERNELS = [("npb-cg-clang", "A"), ("npb-cg-gcc", "A"), ("npb-mg-clang", "A"), ("npb-is-clang", "A")]
 
@@ -63,20 +63,18 @@ def unified_dir(pid):
 
 
 def v1_freezer_state(pid):
+    path = v1_cgroup(pid, "freezer")
+    if path is None:
+        return None
     try:
-        with open(f"/proc/{pid}/cgroup") as f:
-            for line in f:
-                _, ctrls, path = line.strip().split(":", 2)
-                if "freezer" in ctrls.split(","):
-                    with open(os.path.join("/sys/fs/cgroup/freezer", path.lstrip("/"), "freezer.state")) as s:
-                        return s.read().strip()
+        with open(os.path.join("/sys/fs/cgroup/freezer", path.lstrip("/"), "freezer.state")) as s:
+            return s.read().strip()
     except FileNotFoundError:
         return None
     except OSError as e:  # ENODEV: the cgroup was removed between the open and the read (the guard's clean-up)
         if e.errno == errno.ENODEV:
             return None
         raise
-    return None
 
 
 def held_by_kernel(pid, backend):
