@@ -122,6 +122,21 @@ class Policy {
   // baseline phase (they would otherwise run below their allocation for a few iterations for nothing).
   [[nodiscard]] virtual bool uses_speedup() const { return false; }
 
+  // cosched-sim's fast-forward of a steady rotation (docs/simulator.md, "Steady rotations"). A time-sharing
+  // policy whose state, while no job comes, goes or reports, repeats up to a shift of its own clock appends
+  // a key of that state with the shift left out (policies/rotation_key.hpp) and returns true: at two quantum
+  // ticks with equal keys and equal snapshots it decides alike from then on. Default: false, never skipped.
+  virtual bool rotation_key(std::string& key) const {
+    (void)key;
+    return false;
+  }
+  // The state after `quanta` more quantum ticks (`seconds` of time) of such a rotation, with no other event:
+  // the clock-like members moved on. Called only after the key recurred at least twice, `quanta` apart.
+  virtual void skip_rotation(std::uint64_t quanta, double seconds) {
+    (void)quanta;
+    (void)seconds;
+  }
+
   // Caller: the daemon (and the simulator), whenever a job's estimate moves, under --baseline auto. Whether
   // the SelfAnalyzer's baseline measurement of job `j` could change a decision of this policy: it finds work
   // that grows with the CPUs, which the waiting-time efficiency cannot see (docs/selfanalyzer.md, "Two

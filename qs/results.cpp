@@ -151,6 +151,7 @@ Window run_window(const std::vector<const JobRecord*>& jobs) {
   for (const JobRecord* j : jobs) {
     if (known(j->submit)) lo = std::min(lo, j->submit);
     if (known(j->end)) hi = std::max(hi, j->end);
+    if (j->held && known(j->held->last_end)) hi = std::max(hi, j->held->last_end);
     for (const auto& s : j->allocation) {
       if (known(s.t1) && held_seconds(s) > 0) hi = std::max(hi, s.t1);
     }
@@ -240,8 +241,8 @@ std::string class_of(const JobRecord& j) {
 }  // namespace
 
 double JobRecord::mean_cpus() const {
-  double area = 0;
-  double covered = 0;
+  double area = held ? held->cpu_seconds : 0;
+  double covered = held ? held->seconds : 0;
   for (const auto& s : allocation) {
     area += std::max(0, s.cpus) * held_seconds(s);
     covered += held_seconds(s);
@@ -253,6 +254,7 @@ double JobRecord::mean_cpus() const {
 }
 
 double JobRecord::cpu_seconds() const {
+  if (held && held->seconds > 0) return held->cpu_seconds;
   double area = 0;
   for (const Held& h : held_intervals(*this)) area += h.cpus * (h.t1 - h.t0);
   return area;
@@ -317,7 +319,8 @@ nlohmann::json summarize(const Run& run) {
   s["window"] = {{"begin", window.begin}, {"end", window.end}};
   double held = 0;
   for (const JobRecord* j : all) held += j->cpu_seconds();
-  auto delivered = delivered_cpu_seconds(all, std::max(run.machine_cpus, 1));
+  auto delivered = run.delivered ? (run.delivered->oversubscribed ? std::optional(run.delivered->cpu_seconds) : std::nullopt)
+                                 : delivered_cpu_seconds(all, std::max(run.machine_cpus, 1));
   double share = delivered && held > 0 ? *delivered / held : 1.0;
   s["overall"] = group_stats(all, run, window, ml_area, share);
   int max_ml = 0;

@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,20 @@ struct CpuSegment {
   int cpus = 0;               // how many
   std::vector<int> cpu_list;  // which (may be empty when unknown, e.g. native runs: then traces spread
                               // the job over `cpus` rows by its own rule, documented in the writer)
+};
+
+// What a job's segments add up to, kept instead of them where a run has too many to keep (cosched-sim
+// --dry-run under time sharing: a segment per turn, millions of them). Enough for the summary, nothing more.
+struct HeldTotals {
+  double cpu_seconds = 0;  // Σ cpus·(t1−t0)
+  double seconds = 0;      // Σ (t1−t0) over segments with CPUs
+  double last_end = -1;    // the latest t1 (-1: none)
+};
+
+// ∫ min(Σ CPUs held, machine) dt over a run, added up as it ran (with HeldTotals).
+struct DeliveredTotals {
+  double cpu_seconds = 0;
+  bool oversubscribed = false;  // Σ held exceeded the machine over some stretch (else delivered = held)
 };
 
 struct JobRecord {
@@ -51,6 +66,7 @@ struct JobRecord {
   std::int64_t rm_id = -1;
   std::int64_t pid = -1;
   std::vector<CpuSegment> allocation;
+  std::optional<HeldTotals> held;  // set instead of `allocation` (above); allocation.csv then lists none
 
   [[nodiscard]] double wait() const { return start >= 0 ? start - submit : -1; }
   [[nodiscard]] double response() const { return end >= 0 ? end - submit : -1; }
@@ -78,6 +94,7 @@ struct Run {
   double time_scale = 1.0;
   std::vector<JobRecord> jobs;
   std::vector<MlSample> ml;
+  std::optional<DeliveredTotals> delivered;  // with the jobs' HeldTotals; else worked out from their segments
   // Real runs: jobs that ran without the RM's control (their registration failed); -1 where it does not
   // apply (native and simulated runs).
   int unmanaged_jobs = -1;

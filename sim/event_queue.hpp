@@ -65,6 +65,11 @@ class EventQueue {
     std::erase_if(heap_, drop);
     std::make_heap(heap_.begin(), heap_.end(), EventAfter{});
   }
+  // Calls f on every queued event, in no particular order.
+  template <class F>
+  void for_each(F f) const {
+    for (const SimEvent& e : heap_) f(e);
+  }
   [[nodiscard]] std::uint64_t pushed() const noexcept { return next_seq_; }
 
  private:

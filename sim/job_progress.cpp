@@ -3,12 +3,17 @@
 #include <algorithm>
 #include <limits>
 
+#include "policies/rotation_key.hpp"
+
 namespace cosched::sim {
 
 void JobProgress::advance(double t) {
   if (t <= updated_at_) return;
   const double from = std::max(updated_at_, stall_until_);
   if (t > from) done_ = std::min(total_, done_ + (t - from) * rate_);
+  // Float drift, summed over many stretches, must not decide whether a job ends at an instant or a whole
+  // time-sharing turn later (stopped a hair before its end): work this close to the total is all done.
+  if (total_ - done_ <= kEndTolerance * total_) done_ = total_;
   updated_at_ = t;
 }
 
@@ -44,6 +49,16 @@ void JobProgress::update_rate() {
 double JobProgress::done_at(double t) const {
   const double from = std::max(updated_at_, stall_until_);
   return t > from ? std::min(total_, done_ + (t - from) * rate_) : done_;
+}
+
+void JobProgress::skip(double seconds, double work) {
+  if (stall_until_ > updated_at_) stall_until_ += seconds;
+  updated_at_ += seconds;
+  done_ = std::min(total_, done_ + work);
+}
+
+void JobProgress::append_key(std::string& key) const {
+  policy::KeyWriter(key) << team_ << rate_ << slowdown_ << oversub_ << share_;
 }
 
 void JobProgress::snap_to(double work) { done_ = std::clamp(work, done_, total_); }

@@ -9,6 +9,8 @@
 // the stall.
 #pragma once
 
+#include <string>
+
 #include "qs/catalog.hpp"
 
 namespace cosched::sim {
@@ -30,6 +32,11 @@ class JobProgress {
   // Moves the work done to exactly `work` (an event's target), so float drift never makes an event
   // fire twice or an iteration last zero seconds. Only forward, never past the total.
   void snap_to(double work);
+  // cosched-sim's fast-forward (docs/simulator.md, "Steady rotations"): `seconds` later and `work` further on,
+  // at the same rate; a stall still running moves with the clock.
+  void skip(double seconds, double work);
+  // Appends the rate's ingredients (not the work done nor the clock) to a rotation key.
+  void append_key(std::string& key) const;
 
   // The time at which the work done will reach `target` if nothing changes; +inf if it never will.
   [[nodiscard]] double time_when(double target) const;
@@ -46,6 +53,7 @@ class JobProgress {
 
  private:
   void update_rate();
+  static constexpr double kEndTolerance = 1e-9;  // our choice, as RunningJob's kBoundaryTolerance
   double total_;
   const catalog::SpeedupModel* model_;
   double done_ = 0;

@@ -1,8 +1,15 @@
 #include "sim/recorder.hpp"
 
+#include <algorithm>
+
 namespace cosched::sim {
 
-Recorder::Recorder(const std::vector<JobSpec>& jobs) : open_(jobs.size(), 0) {
+Recorder::Recorder(const std::vector<JobSpec>& jobs, bool keep_segments, int machine_cpus)
+    : keep_segments_(keep_segments), machine_cpus_(std::max(machine_cpus, 1)), open_(jobs.size(), 0) {
+  if (!keep_segments_) {
+    open_at_.resize(jobs.size());
+    totals_.resize(jobs.size());
+  }
   jobs_.reserve(jobs.size());
   for (const auto& j : jobs) {
     results::JobRecord r;
@@ -17,9 +24,30 @@ Recorder::Recorder(const std::vector<JobSpec>& jobs) : open_(jobs.size(), 0) {
   }
 }
 
+void Recorder::machine_change(double t, int delta) {
+  // As results::delivered_cpu_seconds: only what is held over a non-empty stretch counts.
+  if (t > machine_t_) {
+    delivered_.cpu_seconds += static_cast<double>(std::min<long long>(held_, machine_cpus_)) * (t - machine_t_);
+    delivered_.oversubscribed = delivered_.oversubscribed || held_ > machine_cpus_;
+    machine_t_ = t;
+  }
+  held_ += delta;
+}
+
 void Recorder::close_segment(std::size_t index, double t) {
   if (!open_[index]) return;
   open_[index] = 0;
+  if (!keep_segments_) {
+    const Open& o = open_at_[index];
+    machine_change(t, -o.cpus);
+    if (t > o.t0) {
+      results::HeldTotals& h = totals_[index];
+      h.cpu_seconds += o.cpus * (t - o.t0);
+      h.seconds += t - o.t0;
+      h.last_end = std::max(h.last_end, t);
+    }
+    return;
+  }
   auto& segments = jobs_[index].allocation;
   segments.back().t1 = t;
   if (!(segments.back().t1 > segments.back().t0)) segments.pop_back();  // superseded at the same instant
@@ -28,13 +56,94 @@ void Recorder::close_segment(std::size_t index, double t) {
 void Recorder::allocation(std::size_t index, double t, int cpus, std::vector<int> cpu_list) {
   close_segment(index, t);
   if (cpus <= 0) return;
-  jobs_[index].allocation.push_back(results::CpuSegment{t, t, cpus, std::move(cpu_list)});
   open_[index] = 1;
+  if (!keep_segments_) {
+    open_at_[index] = Open{t, cpus};
+    machine_change(t, cpus);
+    return;
+  }
+  jobs_[index].allocation.push_back(results::CpuSegment{t, t, cpus, std::move(cpu_list)});
+}
+
+Recorder::Position Recorder::position(std::size_t index, double t) const {
+  Position p;
+  p.open = open_[index] != 0;
+  if (keep_segments_) {
+    p.segments = jobs_[index].allocation.size();
+    return p;
+  }
+  const results::HeldTotals& h = totals_[index];
+  p.cpu_seconds = h.cpu_seconds;
+  p.seconds = h.seconds;
+  if (p.open && t > open_at_[index].t0) {
+    p.cpu_seconds += open_at_[index].cpus * (t - open_at_[index].t0);
+    p.seconds += t - open_at_[index].t0;
+  }
+  return p;
+}
+
+double Recorder::delivered_at(double t) const {
+  const double stretch = t > machine_t_ ? t - machine_t_ : 0;
+  return delivered_.cpu_seconds + static_cast<double>(std::min<long long>(held_, machine_cpus_)) * stretch;
+}
+
+void Recorder::repeat(std::size_t index, const Position& start, double t, double period, std::uint64_t times,
+                      double skipped) {
+  const bool open = open_[index] != 0;
+  if (!keep_segments_) {
+    // The totals at t grow by the turn's `times` over; an open segment goes on from t + skipped.
+    const Position now = position(index, t);
+    results::HeldTotals& h = totals_[index];
+    const auto n = static_cast<double>(times);
+    h.cpu_seconds = now.cpu_seconds + n * (now.cpu_seconds - start.cpu_seconds);
+    h.seconds = now.seconds + n * (now.seconds - start.seconds);
+    if (now.seconds > start.seconds) h.last_end = std::max(h.last_end, t + skipped);
+    if (open) open_at_[index].t0 = t + skipped;
+    return;
+  }
+  auto& segments = jobs_[index].allocation;
+  const std::size_t first = start.segments;
+  const std::size_t last = segments.size();
+  // Nothing began in the turn (an open segment just goes on), or an open turn with nothing before it.
+  if (first >= last || times == 0 || (open && first == 0)) return;
+  // The open segment ends a turn after its counterpart of the turn before, the segment before `first` (open
+  // when the turn began, closed during it); each copy likewise, one turn later each time.
+  if (open) segments[last - 1].t1 = segments[first - 1].t1 + period;
+  segments.reserve(last + (last - first) * times);
+  for (std::uint64_t m = 1; m <= times; ++m) {
+    const double shift = static_cast<double>(m) * period;
+    for (std::size_t i = first; i < last; ++i) {
+      results::CpuSegment s = segments[i];
+      s.t0 += shift;
+      s.t1 += shift;
+      segments.push_back(std::move(s));
+    }
+  }
+  if (open) segments.back().t1 = segments.back().t0;  // still open, as Recorder::allocation leaves one
+}
+
+void Recorder::repeat_machine(double start_delivered, double t, std::uint64_t times, double skipped) {
+  if (keep_segments_) return;
+  const double now = delivered_at(t);
+  delivered_.cpu_seconds = now + static_cast<double>(times) * (now - start_delivered);
+  machine_t_ = t + skipped;
 }
 
 void Recorder::ended(std::size_t index, double t) {
   close_segment(index, t);
   jobs_[index].end = t;
+}
+
+std::vector<results::JobRecord> Recorder::take_jobs() {
+  if (!keep_segments_) {
+    for (std::size_t i = 0; i < jobs_.size(); ++i) jobs_[i].held = totals_[i];
+  }
+  return std::move(jobs_);
+}
+
+std::optional<results::DeliveredTotals> Recorder::delivered() const {
+  if (keep_segments_) return std::nullopt;
+  return delivered_;
 }
 
 void Recorder::ml(double t, int running, int queued) {

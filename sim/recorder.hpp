@@ -1,8 +1,15 @@
 // What a simulated run leaves behind, in qsubmit's data model (qs/results.hpp): one JobRecord per workload
 // job (start, end, the CPUs it held over time) and the multiprogramming level over time.
+//
+// Two ways to keep the CPUs held: every segment (the run's allocation.csv), or only their totals per job
+// and the machine's delivered CPU time (results::HeldTotals, DeliveredTotals), which is all the summary
+// reads and takes constant memory: cosched-sim --dry-run, where a time-sharing log would otherwise keep a
+// segment per job and turn, hundreds of millions of them.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "qs/results.hpp"
@@ -12,7 +19,7 @@ namespace cosched::sim {
 
 class Recorder {
  public:
-  explicit Recorder(const std::vector<JobSpec>& jobs);
+  Recorder(const std::vector<JobSpec>& jobs, bool keep_segments, int machine_cpus);
 
   void started(std::size_t index, double t) { jobs_[index].start = t; }
   // A closed workload's job is submitted when its predecessor ends (plus think time), not at field 2.
@@ -23,14 +30,46 @@ class Recorder {
   // The multiprogramming level at t; several samples at one instant keep the last.
   void ml(double t, int running, int queued);
 
-  std::vector<results::JobRecord> take_jobs() { return std::move(jobs_); }
+  // cosched-sim's fast-forward (docs/simulator.md, "Steady rotations"): what the job has held up to t.
+  struct Position {
+    std::size_t segments = 0;  // kept segments (those kept)
+    double cpu_seconds = 0;    // totals (totals kept), the open segment counted up to t
+    double seconds = 0;
+    bool open = false;
+  };
+  [[nodiscard]] Position position(std::size_t index, double t) const;
+  [[nodiscard]] double delivered_at(double t) const;  // the machine's delivered CPU·s up to t (totals kept)
+  // The job's last turn of a rotation, from `start` to now (`period` seconds, t), again `times` more turns:
+  // copies of its segments each `period` later, or its totals grown `times` over the turn's; the clock
+  // is then at t + `skipped`. An open segment stays open.
+  void repeat(std::size_t index, const Position& start, double t, double period, std::uint64_t times, double skipped);
+  // The machine's delivered CPU time likewise (totals kept): `times` more turns from `start_delivered`.
+  void repeat_machine(double start_delivered, double t, std::uint64_t times, double skipped);
+
+  std::vector<results::JobRecord> take_jobs();
   std::vector<results::MlSample> take_ml() { return std::move(ml_); }
+  // With totals only: the machine's delivered CPU time (else nullopt: the summary works it out from segments).
+  [[nodiscard]] std::optional<results::DeliveredTotals> delivered() const;
 
  private:
   void close_segment(std::size_t index, double t);
+  // Totals: the machine's held CPUs change by `delta` at t.
+  void machine_change(double t, int delta);
 
+  struct Open {
+    double t0 = 0;
+    int cpus = 0;
+  };
+  bool keep_segments_;
+  int machine_cpus_;
   std::vector<results::JobRecord> jobs_;
-  std::vector<char> open_;  // the job's last segment is still open
+  std::vector<char> open_;     // the job's last segment is still open
+  std::vector<Open> open_at_;  // totals: the open segment's start and CPUs
+  std::vector<results::HeldTotals> totals_;
+  // Totals: the machine's held CPUs since machine_t_, and what it delivered before.
+  long long held_ = 0;
+  double machine_t_ = 0;
+  results::DeliveredTotals delivered_;
   std::vector<results::MlSample> ml_;
 };
 

@@ -1,5 +1,6 @@
 #include "sim/running_job.hpp"
 
+#include "policies/rotation_key.hpp"
 #include "selfanalyzer/config.hpp"
 
 #include <algorithm>
@@ -124,11 +125,16 @@ void RunningJob::open_iteration(double t, bool dirty) {
   const int before = progress_.team();
   const bool first = !opened_any_;
   opened_any_ = true;
+  quiet_team_ = -1;
   const int team = analyzer_.begin_iteration(cpus_, dirty);
+  dirty_ = dirty;
   if (team < cpus_ && analyzer_.phase() == sa::Phase::baseline) ++baseline_iterations_;
   // After a detection delay the program's regions ran at the native team; the first measured iteration
   // changes team, which a DPD-driven Analyzer sees as a team change (warm-up, discarded).
-  if (first && before > 0 && team != before) analyzer_.discard();
+  if (first && before > 0 && team != before) {
+    analyzer_.discard();
+    dirty_ = true;
+  }
   set_team(t, team);
   watch_ = Watch::open;
   iteration_started_ = t;
@@ -162,6 +168,7 @@ void RunningJob::on_boundary(double t) {
     // Identical iterations at an unchanged team: the next one cannot publish what this one did not.
     watch_ = Watch::off;
     resume_at_ = std::numeric_limits<double>::infinity();
+    quiet_team_ = progress_.team();
   } else {
     open_iteration(t, false);
   }
@@ -173,6 +180,7 @@ void RunningJob::after_report(double t, double iteration_seconds) {
   if (timing_.report_every_s <= 0) {
     watch_ = Watch::off;
     resume_at_ = std::numeric_limits<double>::infinity();
+    quiet_team_ = progress_.team();
   } else if (iteration_seconds >= timing_.report_every_s) {
     open_iteration(t, false);  // iterations longer than the cadence: every one reports, as in a real run
   } else {
@@ -240,7 +248,9 @@ bool RunningJob::boundary_due() const {
 
 void RunningJob::reallocate(double t, int cpus, bool runnable) {
   progress_.advance(t);
-  silent_ = 0;
+  // A stop, a resume or a move on as many CPUs (the turns of time sharing) is no new team: the iterations
+  // around it count towards the silent limit as one run of them; another CPU count may let a report come.
+  if (cpus != cpus_) silent_ = 0;
   // An iteration that ends at this very instant ends before the change (all its regions ran with the old
   // team), whether or not its boundary event was handled yet: the rule sync_iteration_index applies to
   // unobserved iterations, so observed and unobserved jobs agree.
@@ -251,7 +261,10 @@ void RunningJob::reallocate(double t, int cpus, bool runnable) {
   ++generation_;
   if (!runnable) {
     // Stopped (time sharing): no progress, and the iteration in progress is no longer a clean sample.
-    if (watch_ == Watch::open) analyzer_.discard();
+    if (watch_ == Watch::open) {
+      analyzer_.discard();
+      dirty_ = true;
+    }
     set_team(t, 0);
     return;
   }
@@ -268,6 +281,13 @@ void RunningJob::reallocate(double t, int cpus, bool runnable) {
     set_team(t, team);
     return;
   }
+  // Resumed or moved on as many CPUs (the turns of time sharing), at the team whose iterations went quiet (a
+  // report describes it, or identical iterations published nothing): without noise the iterations to come
+  // repeat those, so they cannot publish anything new either; the job stays unobserved (the rule of `off`).
+  if (cpus == cpus_before && quiet_team_ == analyzer_.team_for(cpus) && timing_.report_every_s <= 0) {
+    set_team(t, quiet_team_);
+    return;
+  }
   // Not observed until now: the iteration in progress straddles the change and is dirty; measure from here.
   sync_iteration_index();
   open_iteration(t, true);
@@ -279,8 +299,37 @@ void RunningJob::cpu_set_changed() {
   const std::uint64_t done = analyzer_.iterations();
   if (discard_at_ == kNever || done > discard_at_ + 1) {
     analyzer_.discard();
+    dirty_ = true;
     discard_at_ = done;
   }
+}
+
+bool RunningJob::quiet() const {
+  // An observed iteration already discarded can give no sample: only its end matters (next_own_work), as
+  // the next boundary of a job running to one does.
+  const bool unobserved = watch_ == Watch::off || watch_ == Watch::to_boundary || (watch_ == Watch::open && dirty_);
+  return started() && unobserved && !std::isfinite(resume_at_);
+}
+
+double RunningJob::next_own_work() const {
+  return watch_ == Watch::off ? progress_.total() : std::min(iteration_end_work(), progress_.total());
+}
+
+void RunningJob::append_key(std::string& key, double t) const {
+  {
+    policy::KeyWriter w(key);
+    w << std::max(progress_.stalled_until() - t, 0.0);  // a stall since a resume at t
+    w << watch_ << iteration_ << dirty_ << opened_any_ << cpus_ << runnable_ << threads_on_ << detect_left_
+      << baseline_waits_ << silent_ << quiet_team_ << analyzer_.report_seq() << analyzer_.phase();
+  }
+  progress_.append_key(key);
+  waiting_.append_key(key, t);
+}
+
+void RunningJob::skip_rotation(double seconds, double work) {
+  progress_.skip(seconds, work);
+  waiting_.skip(seconds);
+  ++generation_;
 }
 
 RunningJob::Next RunningJob::next_event() const {

@@ -12,13 +12,15 @@
 //                clean iterations at the current team and published nothing (it has no second point for
 //                the Amdahl fit, as under a policy that measures no baseline), further identical
 //                iterations cannot change that. This bounds a job's observed iterations by its
-//                allocation changes, not by its length.
+//                allocation changes, not by its length. The turns of time sharing (a stop, a resume, a
+//                move at the same CPU count) are no change of team: they keep a quiet job off.
 // With measurement noise 0, every further report of a steady job repeats the last one, so `off` loses
 // nothing a policy acts on; tests/unit/sim checks that the registry's policies give the same results.
 #pragma once
 
 #include <cstdint>
 #include <limits>
+#include <string>
 
 #include "sim/analyzer_model.hpp"
 #include "sim/app_model.hpp"
@@ -73,6 +75,17 @@ class RunningJob {
   [[nodiscard]] double resume_at() const { return resume_at_; }
   [[nodiscard]] std::uint64_t generation() const { return generation_; }
 
+  // cosched-sim's fast-forward (docs/simulator.md, "Steady rotations"). Quiet: no iteration observed that
+  // could still give a sample and no re-sample ahead, so its future is its work, rate, stall and sampler
+  // (whose estimate, if one is due, the engine checks never comes within a turn) until the work reaches
+  // next_own_work(): its end, or the end of the iteration in progress.
+  [[nodiscard]] bool quiet() const;
+  [[nodiscard]] double next_own_work() const;
+  // Appends the job's state at t, less its work done and the clock, to a rotation key.
+  void append_key(std::string& key, double t) const;
+  // `seconds` later, `work` further on, all else as it was; its events are stale (the generation moves).
+  void skip_rotation(double seconds, double work);
+
   [[nodiscard]] const JobSpec& spec() const { return *spec_; }
   [[nodiscard]] bool started() const { return generation_ > 0; }
   [[nodiscard]] int allocation() const { return cpus_; }
@@ -121,6 +134,8 @@ class RunningJob {
   int silent_limit_ = 0;        // observed iterations at one team without a report before giving up; 0: never
   int silent_ = 0;              // observed iterations since the last report or allocation change
   Watch watch_ = Watch::off;
+  int quiet_team_ = -1;         // the team at which observation last went off (-1: it never did)
+  bool dirty_ = false;          // the observed iteration in progress was discarded: it gives no sample
   bool opened_any_ = false;     // the Analyzer has seen an iteration
   double iteration_started_ = 0;
   double started_at_ = 0;

@@ -190,6 +190,7 @@ bool Simulator::apply(const policy::Decision& d, const rm::Settled& s) {
 
 void Simulator::on_tick(std::int64_t index) {
   tick_scheduled_ = false;
+  tick_at_now_ = true;
   last_tick_ = index;
   ++stats_.ticks;
   sample_sensors();  // Daemon::on_quantum: first, before anything moves

@@ -23,7 +23,8 @@ std::uint64_t job_seed(std::uint64_t seed, std::int64_t number) {
 }  // namespace
 
 Simulator::Simulator(const SimConfig& config, const std::vector<JobSpec>& jobs, policy::Policy& policy)
-    : config_(config), jobs_(jobs), policy_(policy), recorder_(jobs) {
+    : config_(config), jobs_(jobs), policy_(policy),
+      recorder_(jobs, config.record_segments, config.cpus) {
   cpu_order_ = config_.cpu_order;
   core_of_ = config_.core_of;
   if (cpu_order_.size() != static_cast<std::size_t>(std::max(config_.cpus, 1)) || core_of_.size() != cpu_order_.size()) {
@@ -74,10 +75,16 @@ void Simulator::run(const ProgressFn& progress) {
   if (!open_.empty()) events_.push(std::max(jobs_[open_[0]].submit, 0.0), EventKind::arrival, 0);
   for (;;) {
     // Time is about to move on (or nothing is left at this instant): the jobs get the RM's last word.
-    if (!pending_updates_.empty() && (events_.empty() || events_.top().t > now_)) {
-      flush_job_updates();
-      update_contention();  // the running set or its teams may have changed
-      update_cpu_sharing();
+    if (events_.empty() || events_.top().t > now_) {
+      if (!pending_updates_.empty()) {
+        flush_job_updates();
+        update_contention();  // the running set or its teams may have changed
+        update_cpu_sharing();
+      }
+      if (tick_at_now_) {
+        tick_at_now_ = false;
+        if (config_.fast_forward) note_rotation();
+      }
     }
     if (events_.empty()) break;
     if (events_.size() > compact_at_) compact_events();
@@ -258,7 +265,13 @@ void Simulator::compact_events() {
 void Simulator::schedule(policy::JobId id) {
   Slot& slot = running_.at(id);
   const RunningJob& job = *slot.job;
-  const RunningJob::Next next = job.next_event();
+  RunningJob::Next next = job.next_event();
+  if (next.kind == EventKind::completion && std::isfinite(next.t)) {
+    // A job that ends with its time slice ends at the quantum tick, before it (the queue's order at one
+    // instant), whichever way float sums of its work have rounded: our choice of tolerance, 1 µs.
+    const double tick = std::round(next.t / config_.quantum_s) * config_.quantum_s;
+    if (std::abs(next.t - tick) <= kTickSnapS) next.t = tick;
+  }
   if (std::isfinite(next.t)) events_.push(std::max(next.t, now_), next.kind, id, job.generation());
   if (std::isfinite(job.resume_at())) events_.push(std::max(job.resume_at(), now_), EventKind::resume, id, job.generation());
   // The sampler's event has its own generation, which moves only when its time does: once per warm-up,

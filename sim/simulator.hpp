@@ -42,10 +42,16 @@ struct SimConfig {
   qs::Selection selection = qs::Selection::fcfs;
   double quantum_s = 0.1;                 // the RM's quantum (cosched-rm --quantum-ms, default 100 ms)
   bool every_quantum = false;             // tick every quantum while jobs exist, as the daemon does
+  // Skip the repeated turns of a steady rotation (time sharing with nothing coming, going or reporting):
+  // docs/simulator.md, "Steady rotations". false: every quantum is simulated (--no-fast-forward).
+  bool fast_forward = true;
   bool place_cpus = true;                 // rm::place() for CPU lists; false: counts only (faster)
   // The CPU lists in the records (allocation.csv, the traces); false when no file is written (--dry-run):
   // the summary reads counts only, and a time-sharing run keeps one list per stop and resume.
   bool record_cpu_lists = true;
+  // Every CPU segment of every job (allocation.csv); false: their totals only, which the summary needs
+  // (sim/recorder.hpp), in constant memory: --dry-run.
+  bool record_segments = true;
   AnalyzerSettings analyzer;
   JobTiming timing;
   std::uint64_t seed = 1;
@@ -68,6 +74,8 @@ struct SimStats {
   std::uint64_t stale_events = 0;   // events dropped because their job changed since they were pushed
   std::uint64_t decisions = 0;      // policy decide() calls
   std::uint64_t ticks = 0;          // quantum ticks simulated
+  std::uint64_t skipped_quanta = 0; // quantum ticks a fast-forward skipped (repeated turns of a rotation)
+  std::uint64_t fast_forwards = 0;  // fast-forwards made
   std::uint64_t reports = 0;        // reports delivered to the policy
   std::uint64_t reallocations = 0;  // allocation changes applied to running jobs
   std::uint64_t iterations = 0;     // iterations fed to SelfAnalyzers
@@ -102,6 +110,8 @@ class Simulator {
   // One record per workload job, in workload order; ML samples in time order.
   std::vector<results::JobRecord> take_records() { return recorder_.take_jobs(); }
   std::vector<results::MlSample> take_ml() { return recorder_.take_ml(); }
+  // With SimConfig::record_segments false: the machine's delivered CPU time (results::Run::delivered).
+  [[nodiscard]] std::optional<results::DeliveredTotals> delivered() const { return recorder_.delivered(); }
 
  private:
   struct Slot {
@@ -153,6 +163,11 @@ class Simulator {
   void sample_sensors();
   void open_sensor_intervals();
 
+  // fast_forward.cpp: steady rotations, noted at each quantum tick and skipped once they repeat
+  void note_rotation();
+  bool fast_forward(std::size_t turn);
+  bool rotation_key(std::string& key) const;  // false: the policy has none
+
   // sim_rm.cpp: the resource manager's side (the snapshot, the decision core's calls and its actions, reports)
   void follow_sharing();
   void follow_check(policy::JobId id, Slot& slot, const policy::JobView& v);
@@ -183,6 +198,7 @@ class Simulator {
 
   EventQueue events_;
   double now_ = 0;
+  static constexpr double kTickSnapS = 1e-6;  // a completion this close to a quantum tick is at it (schedule)
   static constexpr std::size_t kMinCompactAt = 4096;  // our choice: below this the queue is cheap anyway
   std::size_t compact_at_ = kMinCompactAt;            // the queue size at which compact_events runs
   std::vector<std::size_t> open_;  // jobs released at their submit time, in workload order
@@ -201,6 +217,23 @@ class Simulator {
   bool tick_scheduled_ = false;
   std::int64_t last_tick_ = -1;  // grid index of the last tick run
   std::uint64_t timer_generation_ = 0;
+
+  // What fast_forward.cpp notes at each quantum tick of a candidate rotation, consecutive ticks only.
+  struct RotationMark {
+    std::int64_t tick = 0;
+    std::string key;
+    std::size_t hash = 0;
+    std::uint64_t events = 0;     // SimStats::events then
+    std::uint64_t decisions = 0;  // SimStats::decisions then
+    std::vector<double> done;                 // each running job's work done, in snapshot order
+    std::vector<Recorder::Position> held;     // each running job's recorded CPUs
+    double delivered = 0;                     // the machine's delivered CPU·s (Recorder::delivered_at)
+  };
+  std::vector<RotationMark> marks_;  // a ring: the latest marks_held_ ticks end before marks_next_
+  std::size_t marks_next_ = 0;
+  std::size_t marks_held_ = 0;
+  [[nodiscard]] const RotationMark& mark_back(std::size_t ticks) const;  // 0: the latest
+  bool tick_at_now_ = false;  // a quantum tick ran at now_ (note_rotation once the instant is over)
 
   sensors::SensorSet sensors_;
   bool contention_on_ = false;

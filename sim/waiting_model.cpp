@@ -4,6 +4,8 @@
 #include <cmath>
 #include <utility>
 
+#include "policies/rotation_key.hpp"
+
 namespace cosched::sim {
 
 WaitingModel::WaitingModel(bool enabled, double noise, std::uint64_t seed)
@@ -54,6 +56,20 @@ bool WaitingModel::update(double t, int cpus, double interval_s, double efficien
   if (due == due_) return false;
   set_due(due);
   return true;
+}
+
+void WaitingModel::skip(double seconds) {
+  since_ += seconds;
+  if (std::isfinite(due_)) set_due(due_ + seconds);
+}
+
+void WaitingModel::append_key(std::string& key, double t) const {
+  const auto ns = [t](double at) { return std::isfinite(at) ? std::llround((at - t) * 1e9) : -1LL; };
+  policy::KeyWriter w(key);
+  // The warm-up's start matters only while one runs towards an estimate (due_ finite; update() says so).
+  w << (std::isfinite(due_) ? ns(since_) : -1LL) << ns(due_);
+  for (const Window* v : {&now_, &before_}) w << v->cpus << v->ready << v->truth;
+  w << cpus_ << interval_s_ << left_ << republish_ << estimate_.seq;
 }
 
 void WaitingModel::publish(double t) {

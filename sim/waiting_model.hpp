@@ -31,6 +31,7 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <string>
 
 #include "rm/job/estimate.hpp"
 #include "sim/gen/random.hpp"
@@ -61,6 +62,12 @@ class WaitingModel {
 
   [[nodiscard]] const rm::WaitingEstimate& estimate() const { return estimate_; }
   [[nodiscard]] bool enabled() const { return enabled_; }
+  // Appends what decides the next estimate at t to a rotation key (docs/simulator.md, "Steady rotations"):
+  // a warm-up that advances from one turn to the next makes the key differ. Times relative to t, in whole
+  // nanoseconds, so that turns that differ only by float rounding of the clock still match.
+  void append_key(std::string& key, double t) const;
+  // `seconds` later, as it was: a warm-up in progress and its due time move with the clock.
+  void skip(double seconds);
 
  private:
   static constexpr double kInf = std::numeric_limits<double>::infinity();

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "policies/rotation_key.hpp"
+
 
 namespace cosched::policy {
 
@@ -122,6 +124,20 @@ Decision Gang::decide(const Snapshot& s) {
   d.may_start = true;
   d.may_start_reason = "gang scheduling gives every job a row";
   return d;
+}
+
+bool Gang::rotation_key(std::string& key) const {
+  KeyWriter w(key);
+  w << alternate_ << narrow_ << row_.size();
+  for (JobId id : row_) w << id;
+  for (const auto& [id, step] : last_run_) w << id << step_ - step;
+  return true;
+}
+
+void Gang::skip_rotation(std::uint64_t quanta, double /*seconds*/) {
+  // Every decide(quantum) starts one row (choose_row), and a rotation has no other event.
+  step_ += quanta;
+  for (auto& [id, step] : last_run_) step += quanta;
 }
 
 const ParamTable<Gang>& Gang::param_table() {

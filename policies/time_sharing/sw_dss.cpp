@@ -6,6 +6,7 @@
 
 #include "policies/space/dss.hpp"
 #include "policies/param_util.hpp"
+#include "policies/rotation_key.hpp"
 
 namespace cosched::policy {
 
@@ -53,6 +54,11 @@ Decision SlidingWindowDss::decide(const Snapshot& s) {
   d.may_start = true;
   d.may_start_reason = "time sharing: every job gets quanta";
   return d;
+}
+
+bool SlidingWindowDss::rotation_key(std::string& key) const {
+  KeyWriter(key) << step_ << limits_.request_factor << limits_.max_jobs << fill_remainder_ << start_;
+  return true;
 }
 
 const ParamTable<SlidingWindowDss>& SlidingWindowDss::param_table() {

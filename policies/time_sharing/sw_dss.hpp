@@ -26,6 +26,8 @@ class SlidingWindowDss final : public TabledPolicy<SlidingWindowDss> {
   [[nodiscard]] std::unique_ptr<Policy> clone() const override { return std::make_unique<SlidingWindowDss>(*this); }
   Decision decide(const Snapshot& s) override;
   static const ParamTable<SlidingWindowDss>& param_table();
+  // The window's first job: the whole state, with no clock in it (skip_rotation has nothing to move).
+  bool rotation_key(std::string& key) const override;
 
  private:
   Step step_;

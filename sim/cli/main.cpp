@@ -57,11 +57,14 @@ void print_summary(const results::Run& run, const sim::SimStats& st, double wall
   std::cout << fmt::format("{:<16} {:>7} {} {} {}\n", "all", all["completed"].get<long>(), num(all["mean_response"]),
                            num(all["mean_execution"]), num(all["mean_wait"]));
   std::cout << fmt::format(
-      "makespan {:.1f} s, utilisation {}, max ML {} | {} events, {} decisions, {} reports, {} reallocations | "
+      "makespan {:.1f} s, utilisation {}, max ML {} | {} events, {} decisions, {} reports, {} reallocations{} | "
       "{:.2f} s wall, {:.0f} jobs/s\n",
       all["makespan"].get<double>(),
       all["cpu_utilisation"].is_number() ? fmt::format("{:.1f}%", 100 * all["cpu_utilisation"].get<double>()) : "-",
-      all["max_ml"].get<int>(), st.events, st.decisions, st.reports, st.reallocations, wall_s,
+      all["max_ml"].get<int>(), st.events, st.decisions, st.reports, st.reallocations,
+      st.skipped_quanta > 0 ? fmt::format(", {} quanta skipped in {} fast-forwards", st.skipped_quanta, st.fast_forwards)
+                            : std::string(),
+      wall_s,
       wall_s > 0 ? static_cast<double>(run.jobs.size()) / wall_s : 0.0);
 }
 
@@ -164,6 +167,7 @@ results::Run make_run(const sim::Options& o, const policy::Policy& pol, sim::Sim
   run.skipped_lines = workload.skipped_lines;
   run.jobs = engine.take_records();
   run.ml = engine.take_ml();
+  run.delivered = engine.delivered();
   return run;
 }
 
@@ -198,6 +202,7 @@ int main(int argc, char** argv) {
   warn_unusable(jobs);
   const bool traces = choose_traces(o, jobs.size());
   o.sim.record_cpu_lists = !o.dry_run;  // nothing shows them
+  o.sim.record_segments = !o.dry_run;   // the summary needs their totals only
 
   auto machine = load_machine(o);
   if (!machine) return fail(machine.error().message);

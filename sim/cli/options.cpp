@@ -70,6 +70,9 @@ ParsedOptions parse_options(int argc, char** argv) {
   app.add_option("--quantum-ms", quantum_ms, "the RM's quantum")->check(CLI::Range(1, 3600000))->capture_default_str();
   app.add_flag("--every-quantum", o.sim.every_quantum,
                "simulate every quantum tick while jobs exist (default: only ticks that can matter)");
+  app.add_flag("--no-fast-forward", o.no_fast_forward,
+               "simulate every turn of a steady time-sharing rotation (default: repeated turns are skipped, "
+               "docs/simulator.md \"Steady rotations\")");
   app.add_option("--realloc-cost", o.sim.timing.realloc_cost_s, "seconds of progress lost per team-size change")
       ->check(CLI::NonNegativeNumber)->capture_default_str();
   app.add_option("--oversub-cost", o.sim.timing.oversub_cost,
@@ -186,6 +189,7 @@ ParsedOptions parse_options(int argc, char** argv) {
   // until its allocation changes; with noise (start-up noise too: the report after a noisy one differs),
   // one per quantum is what the daemon would see (it polls each report once per quantum).
   const bool noisy = o.sim.analyzer.noise > 0 || o.sim.analyzer.startup_noise > 0;
+  o.sim.fast_forward = !o.no_fast_forward;
   o.sim.timing.report_every_s = o.report_every_s >= 0 ? o.report_every_s : noisy ? o.sim.quantum_s : 0.0;
   return {std::move(o), kExitOk};
 }
@@ -198,6 +202,7 @@ nlohmann::json describe(const Options& o) {
           {"select", s.selection == qs::Selection::fcfs ? "fcfs" : "sjf"},
           {"quantum_ms", s.quantum_s * 1000.0},
           {"every_quantum", s.every_quantum},
+          {"fast_forward", s.fast_forward},
           {"realloc_cost_s", s.timing.realloc_cost_s},
           {"oversub_cost", s.timing.oversub_cost},
           {"noise", s.analyzer.noise},

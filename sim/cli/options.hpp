@@ -28,6 +28,7 @@ struct Options {
   std::string name;             // run label; "" = sim-<policy>
   bool write_decisions = false; // DIR/decisions.jsonl
   bool dry_run = false;         // simulate and print the summary; write no file
+  bool no_fast_forward = false; // simulate every turn of a steady rotation (SimConfig::fast_forward off)
   std::string traces = "auto";  // on, off, auto (off above kAutoTraceJobs jobs)
   bool quiet = false;
   std::string log_spec;
