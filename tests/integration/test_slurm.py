@@ -383,8 +383,9 @@ class NodeGate(SlurmTestCase):
         self.use_rm(rm)
         # With a build running beside the suite, Slurm took over 60 s to start two jobs, and a loaded repeat timed
         # out waiting to see the guard free them: the first could end before then. So the two meet before their
-        # probes start, and 120 iterations (12 s of one CPU) outlast the checks; a job that ends first says so.
-        jobs = [self.submit(n, self.rendezvous(n, other) + self.probe(iterations=120, work_ms=100),
+        # probes start, and 300 iterations (30 s of one CPU, 15 s on both once freed) outlast the checks; a job
+        # that ends first says so. 120 iterations did not, once, in a clean-clone CI run (2026-12-07).
+        jobs = [self.submit(n, self.rendezvous(n, other) + self.probe(iterations=300, work_ms=100),
                             "--cosched=malleable", "-c2")[0] for n, other in (("a", "b"), ("b", "a"))]
         wait_for(lambda: set(self.slurm_jobs(rm)) == set(jobs), timeout=120, what="both jobs registered")
         status = wait_for(lambda: (lambda js: js if all(j["allocated"] == 1 for j in js.values()) else None)(
