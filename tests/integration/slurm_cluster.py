@@ -13,6 +13,7 @@ CTest's timeout leaves no Slurm running.
 """
 import ctypes
 import os
+import random
 import re
 import shutil
 import signal
@@ -36,10 +37,29 @@ def _die_with_parent():
     _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
 
 
+_ports_given = set()
+
+
 def free_port():
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A free TCP port below the kernel's ephemeral range. A port of bind(0) is an ephemeral one, which any
+    outgoing connection may be given before slurmd binds it; once slurmd found its port in use ("Address
+    already in use", a clean-clone CI run, 2026-12-07). A port outside the range is never handed out so.
+    Each port at most once per run."""
+    with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+        low = int(f.read().split()[0])
+    rng = random.Random()
+    for _ in range(500):
+        port = rng.randrange(max(1024, low - 16000), low)
+        if port in _ports_given:
+            continue
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+        _ports_given.add(port)
+        return port
+    raise AssertionError("no free TCP port below the ephemeral range")
 
 
 class SlurmCluster:
