@@ -130,12 +130,9 @@ class Policy {
     (void)key;
     return false;
   }
-  // The state after `quanta` more quantum ticks (`seconds` of time) of such a rotation, with no other event:
-  // the clock-like members moved on. Called only after the key recurred at least twice, `quanta` apart.
-  virtual void skip_rotation(std::uint64_t quanta, double seconds) {
-    (void)quanta;
-    (void)seconds;
-  }
+  // The state after `quanta` more quantum ticks of such a rotation, with no other event: the clock-like
+  // members moved on. Called only after the key recurred at least twice, `quanta` apart.
+  virtual void skip_rotation(std::uint64_t quanta) { (void)quanta; }
 
   // Caller: the daemon (and the simulator), whenever a job's estimate moves, under --baseline auto. Whether
   // the SelfAnalyzer's baseline measurement of job `j` could change a decision of this policy: it finds work

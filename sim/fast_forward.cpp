@@ -157,7 +157,7 @@ bool Simulator::fast_forward(std::size_t turn) {
     recorder_.repeat(slot.index, m1.held[j], now_, period, n, skipped);
   }
   recorder_.repeat_machine(m1.delivered, now_, n, skipped);
-  policy_.skip_rotation(n * turn, skipped);
+  policy_.skip_rotation(n * turn);
   now_ = then;
   last_tick_ = tick;
   events_.drop_if([this](const SimEvent& e) { return e.kind == EventKind::quantum || stale(e); });

@@ -46,11 +46,8 @@ struct SimConfig {
   // docs/simulator.md, "Steady rotations". false: every quantum is simulated (--no-fast-forward).
   bool fast_forward = true;
   bool place_cpus = true;                 // rm::place() for CPU lists; false: counts only (faster)
-  // The CPU lists in the records (allocation.csv, the traces); false when no file is written (--dry-run):
-  // the summary reads counts only, and a time-sharing run keeps one list per stop and resume.
-  bool record_cpu_lists = true;
-  // Every CPU segment of every job (allocation.csv); false: their totals only, which the summary needs
-  // (sim/recorder.hpp), in constant memory: --dry-run.
+  // Every CPU segment of every job, with its CPU list (allocation.csv, the traces); false: their totals
+  // only, which the summary needs (sim/recorder.hpp), in constant memory and with no list built: --dry-run.
   bool record_segments = true;
   AnalyzerSettings analyzer;
   JobTiming timing;

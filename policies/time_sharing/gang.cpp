@@ -134,7 +134,7 @@ bool Gang::rotation_key(std::string& key) const {
   return true;
 }
 
-void Gang::skip_rotation(std::uint64_t quanta, double /*seconds*/) {
+void Gang::skip_rotation(std::uint64_t quanta) {
   // Every decide(quantum) starts one row (choose_row), and a rotation has no other event.
   step_ += quanta;
   for (auto& [id, step] : last_run_) step += quanta;

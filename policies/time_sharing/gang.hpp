@@ -36,7 +36,7 @@ class Gang final : public TabledPolicy<Gang> {
   // The row running and each job's age (steps since its row last ran); skipping a rotation moves the step
   // counter and every last run on by one a quantum tick, as decide(quantum) does.
   bool rotation_key(std::string& key) const override;
-  void skip_rotation(std::uint64_t quanta, double seconds) override;
+  void skip_rotation(std::uint64_t quanta) override;
 
  private:
   // The step in which the job's row last ran (0: never): smaller has waited longer.

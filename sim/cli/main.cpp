@@ -201,8 +201,7 @@ int main(int argc, char** argv) {
   const auto jobs = sim::build_jobs(*workload, table, {o.sim.cpus, o.max_procs, o.time_scale});
   warn_unusable(jobs);
   const bool traces = choose_traces(o, jobs.size());
-  o.sim.record_cpu_lists = !o.dry_run;  // nothing shows them
-  o.sim.record_segments = !o.dry_run;   // the summary needs their totals only
+  o.sim.record_segments = !o.dry_run;  // the summary needs their totals only
 
   auto machine = load_machine(o);
   if (!machine) return fail(machine.error().message);
