@@ -131,6 +131,11 @@ bool Simulator::decide(policy::Event event, policy::JobId subject) {
     v.analyzed_iterations = v.analyzing ? slot.job->analyzer().iterations() - slot.iterations_at_analyzing : 0;
   }
   std::vector<rm::CoreJob>& jobs = core_jobs_;
+  // A rotating policy's state can move on while no allocation changes (gang re-runs the row of a job that
+  // just arrived, and every other row ages a step): that is no fixed point, the daemon's next tick decides
+  // otherwise. Its rotation key before and after tells.
+  policy_key_before_.clear();
+  const bool keyed = policy_.rotation_key(policy_key_before_);
   const rm::Proposal p = core_.propose(policy_, snapshot_, jobs);
   // Every stop happens: a simulated job is never caught writing its report (Daemon::stop_unit).
   for (const auto& [id, why] : p.stops) {
@@ -142,7 +147,11 @@ bool Simulator::decide(policy::Event event, policy::JobId subject) {
   // Without a decision log the simulator needs only the processes whose action is not none.
   const rm::Settled settled =
       core_.settle(p, jobs, {std::string(policy_.name()), rm_may_start_, std::nullopt, decisions_ != nullptr, false});
-  return apply(p.decision, settled);
+  const bool changed = apply(p.decision, settled);
+  if (changed || !keyed) return changed;
+  policy_key_after_.clear();
+  policy_.rotation_key(policy_key_after_);
+  return policy_key_after_ != policy_key_before_;
 }
 
 bool Simulator::apply(const policy::Decision& d, const rm::Settled& s) {

@@ -187,6 +187,7 @@ class Simulator {
   std::vector<int> core_of_;    // the core of each entry of cpu_order_
   std::map<int, int> core_of_cpu_;  // CPU → core, for the shared-core model
   rm::DecisionCore core_;
+  std::string policy_key_before_, policy_key_after_;  // decide()'s scratch: the policy's rotation key
   std::vector<rm::CoreJob> core_jobs_;  // the decision core's view of snapshot_.jobs, in its order (sim_rm.cpp)
   std::vector<std::vector<policy::JobId>> groups_;  // the latest applied Decision::co_schedule
   std::uint64_t rate_seq_ = 0;

@@ -109,6 +109,37 @@ TEST_P(EveryPolicy, NeverMoreCpusThanTheMachineAtAnyInstant) {
 
 INSTANTIATE_TEST_SUITE_P(Registry, EveryPolicy, ::testing::Values("equip", "pdpa", "equal_eff", "dss"));
 
+TEST(GangTicks, AnArrivalIntoTheRunningRowDoesNotStopTheRotation) {
+  // Rows on 16 CPUs: A (8 CPUs) in row 1, B (16) in row 2; the rows alternate each quantum. C (8) arrives
+  // in one of them: when row 1 runs it joins it, and at the next tick gang re-runs row 1 (C has never had a
+  // turn), so no allocation changes; but row 2 aged a step, and the tick after runs it. An engine that took
+  // "no change" for a fixed point stopped ticking there: B then waited until A or C ended (60 s) instead of
+  // a quantum. No SelfAnalyzer, so no report restarts the ticks by chance.
+  Apps apps;
+  for (const double arrival : {1.05, 1.15}) {
+    std::vector<JobSpec> jobs = {job(1, 0.0, 8, 60, apps.linear), job(2, 0.0, 16, 60, apps.linear),
+                                 job(3, arrival, 8, 60, apps.linear)};
+    SimConfig c;
+    c.cpus = 16;
+    c.analyzer.enabled = false;
+    SimConfig every = c;
+    every.every_quantum = true;
+    const auto a = simulate(c, jobs, "gang");
+    const auto b = simulate(every, jobs, "gang");
+    EXPECT_TRUE(same_outcome(a.jobs, b.jobs)) << "C arrives at " << arrival;
+    // B runs within a turn (two quanta, one more for the arrival's) of C's arrival.
+    double next_b = -1;
+    for (const auto& seg : a.jobs[1].allocation) {
+      if (seg.t0 >= arrival && seg.cpus > 0) {
+        next_b = seg.t0;
+        break;
+      }
+    }
+    EXPECT_GT(next_b, arrival);
+    EXPECT_LE(next_b, arrival + 3 * c.quantum_s + 1e-9) << "C arrives at " << arrival;
+  }
+}
+
 TEST(PdpaVersusEquipartition, FlatJobsGetOneCpuAndResponseTimesFall) {
   // The paper's setting (§5): 60 CPUs (PDPA step 4: our default there), requests of 30, ML 4; scalable and flat jobs alternate,
   // one every 5 s, more work than the machine can do at the requests (untuned w3, Table 3).
