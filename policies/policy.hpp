@@ -122,6 +122,12 @@ class Policy {
   // baseline phase (they would otherwise run below their allocation for a few iterations for nothing).
   [[nodiscard]] virtual bool uses_speedup() const { return false; }
 
+  // Whether a decide(report) can change anything: an allocation, or the policy's own state. Default: yes.
+  // A policy that says no reads no estimate (no Perf, history or analyzing flag) and decides on a report as
+  // on the snapshot it had: cosched-sim then models no SelfAnalyzer or sampler for its jobs (docs/simulator.md,
+  // "Estimates nothing reads"), and tests/unit/sim checks that the outcome is the same.
+  [[nodiscard]] virtual bool reacts_to_reports() const { return true; }
+
   // cosched-sim's fast-forward of a steady rotation (docs/simulator.md, "Steady rotations"). A time-sharing
   // policy whose state, while no job comes, goes or reports, repeats up to a shift of its own clock appends
   // a key of that state with the shift left out (policies/rotation_key.hpp) and returns true: at two quantum

@@ -72,6 +72,13 @@ Simulator::~Simulator() = default;
 void Simulator::run(const ProgressFn& progress) {
   // As cosched-rm at start-up: one decision on the empty machine, so may-start has an answer at once.
   decide(policy::Event::quantum, -1);
+  // Estimates nothing reads: the jobs run without the SelfAnalyzer's and the sampler's events. Their reports
+  // would reach decide(report), which changes nothing under such a policy; with baseline "never" neither
+  // changes what a job runs at (docs/simulator.md, "Estimates nothing reads").
+  if (!config_.model_unread_estimates && !decisions_ && config_.analyzer.baseline == "never" &&
+      !policy_.uses_speedup() && !policy_.reacts_to_reports()) {
+    config_.analyzer.enabled = false;
+  }
   if (!open_.empty()) events_.push(std::max(jobs_[open_[0]].submit, 0.0), EventKind::arrival, 0);
   for (;;) {
     // Time is about to move on (or nothing is left at this instant): the jobs get the RM's last word.

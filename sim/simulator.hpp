@@ -49,6 +49,11 @@ struct SimConfig {
   // Every CPU segment of every job, with its CPU list (allocation.csv, the traces); false: their totals
   // only, which the summary needs (sim/recorder.hpp), in constant memory and with no list built: --dry-run.
   bool record_segments = true;
+  // Model every job's SelfAnalyzer and sampler even where nothing reads what they publish: a policy that
+  // reacts to no report (Policy::reacts_to_reports), no baseline run, no decision log. false (default):
+  // such jobs run without them, as the same allocations follow with no report decisions to make
+  // (docs/simulator.md, "Estimates nothing reads"). true: --all-estimates.
+  bool model_unread_estimates = false;
   AnalyzerSettings analyzer;
   JobTiming timing;
   std::uint64_t seed = 1;

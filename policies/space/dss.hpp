@@ -37,6 +37,7 @@ class Dss final : public TabledPolicy<Dss> {
   [[nodiscard]] std::string_view name() const override { return "dss"; }
   [[nodiscard]] std::unique_ptr<Policy> clone() const override { return std::make_unique<Dss>(*this); }
   Decision decide(const Snapshot& s) override;
+  [[nodiscard]] bool reacts_to_reports() const override { return false; }  // reads no estimate
   static const ParamTable<Dss>& param_table();
 
  private:

@@ -13,6 +13,7 @@ class Equipartition final : public TabledPolicy<Equipartition> {
   [[nodiscard]] std::string_view name() const override { return "equip"; }
   [[nodiscard]] std::unique_ptr<Policy> clone() const override { return std::make_unique<Equipartition>(*this); }
   Decision decide(const Snapshot& s) override;
+  [[nodiscard]] bool reacts_to_reports() const override { return false; }  // reads no estimate
   static const ParamTable<Equipartition>& param_table();
 
  private:

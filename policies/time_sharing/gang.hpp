@@ -31,6 +31,7 @@ class Gang final : public TabledPolicy<Gang> {
   [[nodiscard]] std::string_view name() const override { return "gang"; }
   [[nodiscard]] std::unique_ptr<Policy> clone() const override { return std::make_unique<Gang>(*this); }
   Decision decide(const Snapshot& s) override;
+  [[nodiscard]] bool reacts_to_reports() const override { return false; }  // reads no estimate
   static const ParamTable<Gang>& param_table();
   void forget(JobId id) override { last_run_.erase(id); }
   // The row running and each job's age (steps since its row last ran); skipping a rotation moves the step

@@ -25,6 +25,7 @@ class SlidingWindowDss final : public TabledPolicy<SlidingWindowDss> {
   [[nodiscard]] std::string_view name() const override { return step_ == Step::window ? "sw-dss" : "ssw-dss"; }
   [[nodiscard]] std::unique_ptr<Policy> clone() const override { return std::make_unique<SlidingWindowDss>(*this); }
   Decision decide(const Snapshot& s) override;
+  [[nodiscard]] bool reacts_to_reports() const override { return false; }  // reads no estimate
   static const ParamTable<SlidingWindowDss>& param_table();
   // The window's first job: the whole state, with no clock in it (skip_rotation has nothing to move).
   bool rotation_key(std::string& key) const override;

@@ -70,6 +70,9 @@ ParsedOptions parse_options(int argc, char** argv) {
   app.add_option("--quantum-ms", quantum_ms, "the RM's quantum")->check(CLI::Range(1, 3600000))->capture_default_str();
   app.add_flag("--every-quantum", o.sim.every_quantum,
                "simulate every quantum tick while jobs exist (default: only ticks that can matter)");
+  app.add_flag("--all-estimates", o.sim.model_unread_estimates,
+               "model every job's SelfAnalyzer and sampler even under a policy that reads no estimate (default: "
+               "not then, docs/simulator.md \"Estimates nothing reads\"; a decision log models them always)");
   app.add_flag("--no-fast-forward", o.no_fast_forward,
                "simulate every turn of a steady time-sharing rotation (default: repeated turns are skipped, "
                "docs/simulator.md \"Steady rotations\")");
@@ -202,6 +205,7 @@ nlohmann::json describe(const Options& o) {
           {"select", s.selection == qs::Selection::fcfs ? "fcfs" : "sjf"},
           {"quantum_ms", s.quantum_s * 1000.0},
           {"every_quantum", s.every_quantum},
+          {"all_estimates", s.model_unread_estimates},
           {"fast_forward", s.fast_forward},
           {"realloc_cost_s", s.timing.realloc_cost_s},
           {"oversub_cost", s.timing.oversub_cost},

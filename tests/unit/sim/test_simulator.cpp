@@ -91,6 +91,7 @@ TEST(Simulator, EquipartitionJobsSkipTheBaseline) {
   Apps apps;
   SimConfig c;
   c.cpus = 4;
+  c.model_unread_estimates = true;  // equip reads no estimate: without this the job would model none
   auto out = simulate(c, {job(1, 0, 4, 10, apps.linear)}, "equip");
   EXPECT_DOUBLE_EQ(out.jobs[0].end, 10);  // the whole run at the allocation: no iteration at 1 CPU
   // One allocation only: the SelfAnalyzer has nothing to compare with; the one report is the waiting-time

@@ -2,6 +2,7 @@
 // paper says against Equipartition on a scalable + flat mix (§5.3).
 #include <gtest/gtest.h>
 
+#include "policies/registry.hpp"
 #include "sim_test_util.hpp"
 
 using namespace cosched;
@@ -34,7 +35,8 @@ TEST_P(EveryPolicy, SkippingIdenticalReportsAndIdleTicksChangesNothing) {
   Apps apps;
   const auto jobs = mixed_workload(apps, 16, 3.0);
   SimConfig fast = machine16();
-  SimConfig slow = machine16();
+  fast.model_unread_estimates = true;  // the reports whose repeats are skipped (equip and dss read none)
+  SimConfig slow = fast;
   slow.timing.report_every_s = 0.1;
   slow.every_quantum = true;
   auto a = simulate(fast, jobs, GetParam());
@@ -62,6 +64,7 @@ TEST_P(EveryPolicy, SkippingIdleTicksIsExactWithNoiseToo) {
   Apps apps;
   const auto jobs = mixed_workload(apps, 16, 3.0);
   SimConfig fast = machine16();
+  fast.model_unread_estimates = true;
   fast.analyzer.noise = 0.03;
   fast.timing.report_every_s = 0.1;
   SimConfig slow = fast;
@@ -138,6 +141,49 @@ TEST(GangTicks, AnArrivalIntoTheRunningRowDoesNotStopTheRotation) {
     EXPECT_GT(next_b, arrival);
     EXPECT_LE(next_b, arrival + 3 * c.quantum_s + 1e-9) << "C arrives at " << arrival;
   }
+}
+
+TEST(UnreadEstimates, PoliciesThatReactToNoReportGetTheSameOutcomeWithoutTheModel) {
+  // Every registry policy that says a report changes nothing for it (Policy::reacts_to_reports): its jobs
+  // run without the SelfAnalyzer and sampler models by default, and the outcome must be the one the full
+  // model gives (to 1e-9 s: the two add up progress in different pieces). The reports must really be gone,
+  // and really there with --all-estimates.
+  Apps apps;
+  const auto jobs = mixed_workload(apps, 16, 3.0);
+  int checked = 0;
+  for (const auto& info : policy::list_policies()) {
+    auto p = policy::make_policy(info.name, policy::Machine{16, 16, 1, 1}, {});
+    if (!p.ok() || (*p)->reacts_to_reports() || (*p)->uses_speedup()) continue;
+    SimConfig lean = machine16();
+    SimConfig full = machine16();
+    full.model_unread_estimates = true;
+    const auto a = simulate(lean, jobs, info.name);
+    const auto b = simulate(full, jobs, info.name);
+    EXPECT_TRUE(same_outcome(a.jobs, b.jobs)) << info.name;
+    EXPECT_EQ(a.stats.reports, 0u) << info.name;
+    EXPECT_GT(b.stats.reports, 0u) << info.name;
+    EXPECT_LE(a.stats.events, b.stats.events) << info.name;
+    ++checked;
+  }
+  EXPECT_GE(checked, 5);  // equip, dss, gang, sw-dss, ssw-dss
+}
+
+TEST(UnreadEstimates, ABaselineOrADecisionLogKeepsTheModel) {
+  // A baseline run below the allocation changes the job's progress, and a decision log lists the report
+  // decisions: either keeps the model under a policy that reacts to no report.
+  Apps apps;
+  const auto jobs = mixed_workload(apps, 6, 3.0);
+  SimConfig always = machine16();
+  always.analyzer.baseline = "always";
+  EXPECT_GT(simulate(always, jobs, "equip").stats.reports, 0u);
+  auto p = policy::make_policy("equip", policy::Machine{16, 16, 1, 1}, {});
+  ASSERT_TRUE(p.ok());
+  Simulator logged(machine16(), jobs, **p);
+  std::size_t entries = 0;
+  logged.set_decision_sink([&](const nlohmann::json&) { ++entries; });
+  logged.run();
+  EXPECT_GT(logged.stats().reports, 0u);
+  EXPECT_GT(entries, 0u);
 }
 
 TEST(PdpaVersusEquipartition, FlatJobsGetOneCpuAndResponseTimesFall) {
