@@ -143,6 +143,20 @@ TEST(GangTicks, AnArrivalIntoTheRunningRowDoesNotStopTheRotation) {
   }
 }
 
+TEST(VtqDssTicks, EveryQuantumAsTheDaemonAsks) {
+  // vtq-dss's eq. 7 CPU times and step ends move with the decisions it is asked for: on a 2,000-job trace
+  // the engine's tick-when-needed cadence and --every-quantum gave times up to 0.75 s apart. So it is asked
+  // at every tick while jobs exist, as the daemon asks it: a job alone for 10 s means 100 ticks.
+  Apps apps;
+  SimConfig c;
+  c.cpus = 16;
+  const auto out = simulate(c, {job(1, 0.0, 16, 10, apps.linear)}, "vtq-dss");
+  EXPECT_GE(out.stats.ticks, 100u);
+  SimConfig every = c;
+  every.every_quantum = true;
+  EXPECT_EQ(out.stats.ticks, simulate(every, {job(1, 0.0, 16, 10, apps.linear)}, "vtq-dss").stats.ticks);
+}
+
 TEST(UnreadEstimates, PoliciesThatReactToNoReportGetTheSameOutcomeWithoutTheModel) {
   // Every registry policy that says a report changes nothing for it (Policy::reacts_to_reports): its jobs
   // run without the SelfAnalyzer and sampler models by default, and the outcome must be the one the full
