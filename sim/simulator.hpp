@@ -104,6 +104,9 @@ class Simulator {
   Simulator& operator=(const Simulator&) = delete;
 
   void set_decision_sink(DecisionSink sink) { decisions_ = std::move(sink); }
+  // After run(): whether the jobs' SelfAnalyzer and sampler were modelled (not under a policy that reads no
+  // estimate, docs/simulator.md "Estimates nothing reads", nor with the analyzer off).
+  [[nodiscard]] bool estimates_modelled() const { return config_.analyzer.enabled; }
   // Runs until every usable job has completed (or nothing can happen any more).
   void run(const ProgressFn& progress = {});
 

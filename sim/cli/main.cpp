@@ -161,6 +161,8 @@ results::Run make_run(const sim::Options& o, const policy::Policy& pol, sim::Sim
   run.policy = std::string(pol.name());
   for (const auto& p : pol.params()) run.params[p.name] = p.value;
   run.params["sim"] = sim::describe(o);
+  // What the run did, where the options do not say it: estimates nothing reads are not modelled.
+  run.params["sim"]["estimates_modelled"] = engine.estimates_modelled();
   run.machine_cpus = o.sim.cpus;
   run.workload = o.workload;
   run.time_scale = o.time_scale;

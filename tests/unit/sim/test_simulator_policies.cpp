@@ -198,6 +198,10 @@ TEST(UnreadEstimates, ABaselineOrADecisionLogKeepsTheModel) {
   logged.run();
   EXPECT_GT(logged.stats().reports, 0u);
   EXPECT_GT(entries, 0u);
+  EXPECT_TRUE(logged.estimates_modelled());
+  Simulator lean(machine16(), jobs, **p);
+  lean.run();
+  EXPECT_FALSE(lean.estimates_modelled());  // summary.json's params.sim.estimates_modelled
 }
 
 TEST(PdpaVersusEquipartition, FlatJobsGetOneCpuAndResponseTimesFall) {
