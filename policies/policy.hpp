@@ -128,12 +128,6 @@ class Policy {
   // "Estimates nothing reads"), and tests/unit/sim checks that the outcome is the same.
   [[nodiscard]] virtual bool reacts_to_reports() const { return true; }
 
-  // Whether the policy must be asked at every quantum tick, as the daemon asks it, even when the previous
-  // decision changed nothing and its rotation key did not move: its own clock (vtq-dss's eq. 7 CPU times and
-  // step ends) advances with the decisions it is asked for. cosched-sim then ticks every quantum while jobs
-  // exist (docs/simulator.md, "Quantum ticks"). Default: no.
-  [[nodiscard]] virtual bool needs_every_tick() const { return false; }
-
   // cosched-sim's fast-forward of a steady rotation (docs/simulator.md, "Steady rotations"). A time-sharing
   // policy whose state, while no job comes, goes or reports, repeats up to a shift of its own clock appends
   // a key of that state with the shift left out (policies/rotation_key.hpp) and returns true: at two quantum

@@ -189,9 +189,16 @@ bool Simulator::apply(const policy::Decision& d, const rm::Settled& s) {
 
   rm_may_start_ = s.may_start;
   if (s.wake_at) {
-    // As the daemon's timerfd: one pending wake-up, the latest request replaces it, at least 1 ms ahead.
+    // As the daemon's timerfd: one pending wake-up, the latest request replaces it (rm::wake_time).
     ++timer_generation_;
-    events_.push(std::max(*s.wake_at, now_ + 0.001), EventKind::timer, -1, timer_generation_);
+    const double at = *s.wake_at;
+    events_.push(at, EventKind::timer, -1, timer_generation_);
+    // A wake-up a hair after a grid tick (a policy's time plus a quantum, summed in floats) meets that tick
+    // first: the daemon ticks every quantum, and its policy takes that tick for the wake-up (a policy's
+    // times compare with a slack). So that tick runs here too, needed or not (pushed twice, it runs once).
+    const auto k = static_cast<std::int64_t>(std::floor(at / config_.quantum_s));
+    const double grid = static_cast<double>(k) * config_.quantum_s;
+    if (k > last_tick_ && grid >= now_ && at - grid <= kTickSnapS) events_.push(grid, EventKind::quantum, k);
   }
   if (decisions_ && s.noteworthy) log_decision(s);
   return s.changed || s.may_start_changed;

@@ -60,9 +60,8 @@ Simulator::Simulator(const SimConfig& config, const std::vector<JobSpec>& jobs, 
   rates_on_ = policy_.pairs().has_value();
   sensing_on_ = (config_.sensor != "none" && config_.memory.machine_bytes_per_s > 0) || rates_on_;
   sensors_ = make_sensors(config_.sensor, config_.memory);
-  // The daemon samples every quantum; so must the simulator while anything can be sampled, and while the
-  // policy's clock moves with every decision.
-  if (sensing_on_ || policy_.needs_every_tick()) config_.every_quantum = true;
+  // The daemon samples every quantum; so must the simulator while anything can be sampled.
+  if (sensing_on_) config_.every_quantum = true;
   // cosched-rm's --baseline auto: jobs measure a baseline only when the policy uses speedups, and only while
   // they share the machine ("shared": Daemon::follow_sharing, Simulator::follow_sharing).
   if (config_.analyzer.baseline == "auto") config_.analyzer.baseline = policy_.uses_speedup() ? "shared" : "never";
@@ -110,7 +109,9 @@ void Simulator::run(const ProgressFn& progress) {
 }
 
 bool Simulator::stale(const SimEvent& e) const {
-  if (e.kind == EventKind::arrival || e.kind == EventKind::quantum) return false;
+  if (e.kind == EventKind::arrival) return false;
+  // A tick pushed twice (for a timer, decide(), and as the next tick) runs once.
+  if (e.kind == EventKind::quantum) return e.subject <= last_tick_;
   if (e.kind == EventKind::timer) return e.generation != timer_generation_;
   auto it = running_.find(e.subject);
   if (it == running_.end()) return true;  // a job that ended never runs again

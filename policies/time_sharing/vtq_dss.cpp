@@ -123,6 +123,7 @@ void VtqDss::refill_holes(const Snapshot& s, const std::vector<JobId>& running, 
     fillers_present &= s.find(id) != nullptr && !contains(running, id);
   }
   if (!new_step && held == free && fillers_present) return;
+  charge_fillers(s.now);  // what the holes gave so far, before they change
   // Repository first, then jobs outside the gang, then gang jobs whose quantum ended (our choice: a CPU never
   // idles while a job waits).
   fillers_.clear();
@@ -179,11 +180,14 @@ Allocation VtqDss::allocation_for(const JobView& j, const std::vector<JobId>& ru
 
 Decision VtqDss::decide(const Snapshot& s) {
   const int P = std::max(s.machine.cpus, 1);
-  charge_fillers(s.now);
   bool gang_present = false;
   for (const auto& m : gang_) gang_present |= s.find(m.id) != nullptr;
   bool new_step = false;
   if (!gang_present || s.now >= step_end_ - kSlack) {
+    // Eq. 7 for the holes' jobs is charged only here and where the holes change, never at the quanta in
+    // between: the T_i then come out the same whether the RM asks at every quantum or only at wake_at (a sum
+    // of the same pieces, in the same order).
+    charge_fillers(s.now);
     start_step(s);
     new_step = true;
   }

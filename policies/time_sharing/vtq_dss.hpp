@@ -39,7 +39,7 @@ class VtqDss final : public TabledPolicy<VtqDss> {
   [[nodiscard]] std::string_view name() const override { return "vtq-dss"; }
   [[nodiscard]] std::unique_ptr<Policy> clone() const override { return std::make_unique<VtqDss>(*this); }
   Decision decide(const Snapshot& s) override;
-  [[nodiscard]] bool needs_every_tick() const override { return true; }  // its clock moves with each decision
+  [[nodiscard]] bool reacts_to_reports() const override { return false; }  // reads no estimate
   static const ParamTable<VtqDss>& param_table();
   void forget(JobId id) override;
 

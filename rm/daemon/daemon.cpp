@@ -227,7 +227,9 @@ void Daemon::poll_narrowed() {
 }
 
 void Daemon::arm_wake(double at) {
-  double delay = std::max(at - now(), 0.001);
+  // `at` is rm::wake_time's, a little ahead of the decision's clock; the clock has moved on since. A zero
+  // it_value would disarm the timer: the floor keeps it armed.
+  double delay = std::max(at - now(), rm::kMinWakeAheadS);
   itimerspec t{};
   t.it_value.tv_sec = static_cast<time_t>(delay);
   t.it_value.tv_nsec = static_cast<long>((delay - std::floor(delay)) * 1e9);

@@ -293,7 +293,7 @@ void DecisionCore::finish(const Proposal& p, const SettleContext& ctx, bool ever
     out.may_start_reason = *ctx.hold;
   }
   out.may_start_changed = out.may_start != ctx.may_start_before;
-  out.wake_at = d.wake_at;
+  if (d.wake_at) out.wake_at = wake_time(*d.wake_at, p.now);
 
   const policy::Event e = p.event;
   out.noteworthy = out.changed || out.may_start_changed || out.groups_changed || e == policy::Event::arrival ||

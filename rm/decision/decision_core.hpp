@@ -11,6 +11,7 @@
 //   3. settle(): placement and every process's action, on the jobs as they are after the stops.
 #pragma once
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <string>
@@ -83,6 +84,17 @@ struct ProcessAction {
   bool listed = false;    // belongs in the short history of changes (`cosched-ctl decisions`)
 };
 
+// When the RM calls the policy back for its Decision::wake_at `at`, asked for at `now`: at `at` itself, not
+// later. A policy's wake-up ends a step of its (a quantum); one moved later by a floor ends that step late,
+// and by how much would depend on whether a quantum tick came in between (a tick re-arms the timer). Our
+// choices: at least kMinWakeAheadS on; a time not in the future gets kPastWakeDelayS, so that a policy
+// asking for "now" again and again is not called in a loop.
+inline constexpr double kMinWakeAheadS = 1e-6;
+inline constexpr double kPastWakeDelayS = 1e-3;
+[[nodiscard]] inline double wake_time(double at, double now) {
+  return at > now ? std::max(at, now + kMinWakeAheadS) : now + kPastWakeDelayS;
+}
+
 struct Settled {
   // The running ones in job order, then the stopped ones; with SettleContext::every_process false, only those
   // whose action is not none (moved, stopped now, resumed, restated, or a `why` line).
@@ -99,7 +111,7 @@ struct Settled {
   bool may_start = false;
   std::string may_start_reason;  // empty unless SettleContext::every_process (or log)
   bool may_start_changed = false;
-  std::optional<double> wake_at;
+  std::optional<double> wake_at;  // wake_time() of the policy's
   bool noteworthy = false;  // the decision log gets a record
   // The decision-log record (only when asked for and noteworthy): t, event, subject, policy, may_start,
   // may_start_reason, groups; and one entry per process, in `processes` order, for the caller to complete

@@ -211,6 +211,34 @@ TEST(VtqDss, VariableQuantaEqualiseCpuTime) {
   EXPECT_NEAR(*d.wake_at, 0.2, 1e-12);  // job 4's quantum
 }
 
+TEST(VtqDss, DecisionsBetweenItsWakeUpsChangeNothing) {
+  // The daemon asks the policy at every tick; the simulator may ask it only at its wake-ups. The holes'
+  // eq. 7 charges must come out bit for bit the same either way: charged where T_i is read or the holes
+  // change, not in pieces at every decision (a sum in other pieces rounds otherwise, and a quantum clamped
+  // or a step ending a hair earlier then changes the rest of the run). The setting of
+  // VariableQuantaEqualiseCpuTime: from t = 0.1333 job 3 fills job 1's CPU until the step ends.
+  VtqDss woken;
+  VtqDss ticked;
+  for (VtqDss* p : {&woken, &ticked}) ASSERT_TRUE(p->set_param("window_jobs", "3").ok());
+  auto s = machine_with(4, {2, 1, 1, 4});
+  s.quantum = 0.1;
+  auto s2 = s;
+  double wake = 0;
+  for (int i = 0; i < 40; ++i) {
+    auto d = step(woken, s, i == 0 ? Event::arrival : Event::timer, wake);
+    ASSERT_TRUE(d.wake_at.has_value());
+    const double next = *d.wake_at;
+    // The other one is also asked at every 7 ms in between (ticks that are not its wake-ups).
+    step(ticked, s2, i == 0 ? Event::arrival : Event::timer, wake);
+    for (double t = std::floor(wake / 0.007 + 1) * 0.007; t < next; t += 0.007) step(ticked, s2, Event::quantum, t);
+    wake = next;
+    for (JobId id = 1; id <= 4; ++id) {
+      EXPECT_EQ(woken.cpu_time(id), ticked.cpu_time(id)) << "job " << id << " before t=" << wake;
+      EXPECT_EQ(woken.quantum(id), ticked.quantum(id)) << "job " << id << " before t=" << wake;
+    }
+  }
+}
+
 TEST(VtqDss, NoJobStarvesAndNoCpuIdlesWhileAJobWaits) {
   VtqDss p;
   auto s = machine_with(2, {2, 2, 2, 2, 1});

@@ -108,6 +108,29 @@ TEST(DecisionCore, AnAllocationOutOfRangeKeepsTheJobWhereItIs) {
   EXPECT_TRUE(s.record.is_null());
 }
 
+TEST(DecisionCore, AWakeUpIsKeptAtItsTime) {
+  // A policy's wake-up ends a quantum of its: half a millisecond ahead stays there (it used to be pushed
+  // to 1 ms on, so a tick just before a vtq-dss quantum's end lengthened it); never less than 1 µs ahead;
+  // "now" or the past gets 1 ms, not a loop.
+  DecisionCore core(flat(2));
+  Scripted pol;
+  pol.next.jobs = {alloc(1, 2)};
+  std::vector<CoreJob> jobs = {job(1, 2, CpuSet::range(0, 1))};
+  pol.next.wake_at = 1.5005;
+  Settled s = core.settle(core.propose(pol, snap(policy::Event::quantum, -1, 1.5), jobs), jobs, ctx());
+  ASSERT_TRUE(s.wake_at.has_value());
+  EXPECT_EQ(*s.wake_at, 1.5005);
+  pol.next.wake_at = 1.5 + 1e-9;
+  s = core.settle(core.propose(pol, snap(policy::Event::quantum, -1, 1.5), jobs), jobs, ctx());
+  EXPECT_EQ(*s.wake_at, 1.5 + 1e-6);
+  pol.next.wake_at = 1.5;
+  s = core.settle(core.propose(pol, snap(policy::Event::quantum, -1, 1.5), jobs), jobs, ctx());
+  EXPECT_EQ(*s.wake_at, 1.5 + 1e-3);
+  pol.next.wake_at = std::nullopt;
+  s = core.settle(core.propose(pol, snap(policy::Event::quantum, -1, 1.5), jobs), jobs, ctx());
+  EXPECT_FALSE(s.wake_at.has_value());
+}
+
 TEST(DecisionCore, AStopFreesTheJobsCpusForTheOthers) {
   // Two jobs of 2 on 4 CPUs; the policy stops job 2 and gives job 1 all 4. Job 2 keeps its allocation and CPU
   // set; job 1 grows onto them.

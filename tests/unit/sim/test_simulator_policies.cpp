@@ -143,18 +143,61 @@ TEST(GangTicks, AnArrivalIntoTheRunningRowDoesNotStopTheRotation) {
   }
 }
 
-TEST(VtqDssTicks, EveryQuantumAsTheDaemonAsks) {
-  // vtq-dss's eq. 7 CPU times and step ends move with the decisions it is asked for: on a 2,000-job trace
-  // the engine's tick-when-needed cadence and --every-quantum gave times up to 0.75 s apart. So it is asked
-  // at every tick while jobs exist, as the daemon asks it: a job alone for 10 s means 100 ticks.
+TEST(VtqDssTicks, TheTicksBetweenItsWakeUpsChangeNothing) {
+  // vtq-dss's steps end at its own times (quanta of q0·x̄/x_i and the like, off the tick grid), for which it
+  // asks with wake_at. The daemon also asks it at every tick; the engine only when something happened. The
+  // two must agree: eq. 7 charges the holes only where T_i is read or the holes change (not in pieces at
+  // every tick), a wake-up is kept at its time (not pushed 1 ms on by a tick just before it), and a wake-up a
+  // hair after a tick meets that tick. Jobs of several widths on 16 CPUs give such quanta.
   Apps apps;
-  SimConfig c;
-  c.cpus = 16;
-  const auto out = simulate(c, {job(1, 0.0, 16, 10, apps.linear)}, "vtq-dss");
-  EXPECT_GE(out.stats.ticks, 100u);
-  SimConfig every = c;
+  std::vector<JobSpec> jobs;
+  const int widths[] = {3, 5, 7, 11, 13, 6, 9, 2};
+  for (int i = 0; i < 24; ++i) {
+    jobs.push_back(job(i + 1, i * 1.7, widths[i % 8], 6.0 + (i % 5), i % 3 ? apps.good : apps.flat));
+  }
+  SimConfig sparse = machine16();
+  SimConfig every = sparse;
   every.every_quantum = true;
-  EXPECT_EQ(out.stats.ticks, simulate(every, {job(1, 0.0, 16, 10, apps.linear)}, "vtq-dss").stats.ticks);
+  const auto a = simulate(sparse, jobs, "vtq-dss");
+  const auto b = simulate(every, jobs, "vtq-dss");
+  EXPECT_TRUE(same_outcome(a.jobs, b.jobs));
+  EXPECT_LT(a.stats.ticks, b.stats.ticks);
+}
+
+namespace {
+// Runs its one job on a CPU, asks once to be woken a hair after the third tick, and notes each call.
+class WakesJustAfterATick : public policy::Policy {
+ public:
+  std::vector<std::pair<policy::Event, double>> calls;
+  [[nodiscard]] std::string_view name() const override { return "wakes-after-a-tick"; }
+  [[nodiscard]] std::unique_ptr<Policy> clone() const override { return std::make_unique<WakesJustAfterATick>(*this); }
+  policy::Decision decide(const policy::Snapshot& s) override {
+    calls.emplace_back(s.event, s.now);
+    policy::Decision d;
+    for (const auto& j : s.jobs) d.jobs.push_back({j.id, 1, true, "run", ""});
+    if (s.now < 0.3) d.wake_at = 0.3 + 1e-11;
+    d.may_start = true;
+    return d;
+  }
+};
+}  // namespace
+
+TEST(WakeUps, AWakeUpAHairAfterATickMeetsThatTickFirst) {
+  // The daemon ticks every quantum, so a wake-up 1e-11 s after tick 3 comes just after that tick, and a
+  // policy that compares times with a slack takes the tick for its wake-up. The engine, which runs no tick
+  // it does not need, runs that one too.
+  Apps apps;
+  WakesJustAfterATick pol;
+  SimConfig c;
+  c.cpus = 4;
+  simulate(c, {job(1, 0.0, 1, 2.0, apps.linear)}, pol);
+  std::size_t timer = 0;
+  while (timer < pol.calls.size() && pol.calls[timer].first != policy::Event::timer) ++timer;
+  ASSERT_LT(timer, pol.calls.size());
+  EXPECT_EQ(pol.calls[timer].second, 0.3 + 1e-11);
+  ASSERT_GT(timer, 0u);
+  EXPECT_EQ(pol.calls[timer - 1].first, policy::Event::quantum);
+  EXPECT_NEAR(pol.calls[timer - 1].second, 0.3, 1e-12);
 }
 
 TEST(UnreadEstimates, PoliciesThatReactToNoReportGetTheSameOutcomeWithoutTheModel) {
@@ -179,7 +222,7 @@ TEST(UnreadEstimates, PoliciesThatReactToNoReportGetTheSameOutcomeWithoutTheMode
     EXPECT_LE(a.stats.events, b.stats.events) << info.name;
     ++checked;
   }
-  EXPECT_GE(checked, 5);  // equip, dss, gang, sw-dss, ssw-dss
+  EXPECT_GE(checked, 6);  // equip, dss, gang, sw-dss, ssw-dss, vtq-dss
 }
 
 TEST(UnreadEstimates, ABaselineOrADecisionLogKeepsTheModel) {
