@@ -114,6 +114,9 @@ struct WriteOptions {
   // makes gigabytes. Without them the run directory still has every table (and allocation.csv, from which
   // traces can be drawn later).
   bool traces = true;
+  // allocation.csv. For both, false: none is written, and one left in `dir` by an earlier run is removed (a
+  // reader would take it for this run's).
+  bool allocation = true;
 };
 
 // Writes every file above into `dir` (created if needed). Errors name the file.

@@ -63,7 +63,11 @@ Status write_run(const std::string& dir, const Run& run, const WriteOptions& opt
   };
   const std::vector<MlSample> ml = run.ml.empty() ? derive_ml(run.jobs) : run.ml;
   if (Status s = write("ml.csv", ml_csv(ml)); !s) return s;
-  if (Status s = write("allocation.csv", allocation_csv(run)); !s) return s;
+  if (options.allocation) {
+    if (Status s = write("allocation.csv", allocation_csv(run)); !s) return s;
+  } else {
+    std::filesystem::remove(std::filesystem::path(dir) / "allocation.csv", ec);
+  }
   const std::string summary = summarize(run).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   if (Status s = write("summary.json", summary); !s) return s;
   if (options.traces) {
@@ -75,6 +79,10 @@ Status write_run(const std::string& dir, const Run& run, const WriteOptions& opt
       if (Status s = write("trace.row", paraver.row); !s) return s;
     }
     if (Status s = write("trace.json", chrome_trace(run, placement, ml)); !s) return s;
+  } else {
+    for (const char* name : {"trace.prv", "trace.pcf", "trace.row", "trace.json"}) {
+      std::filesystem::remove(std::filesystem::path(dir) / name, ec);
+    }
   }
   // jobs.csv last: once it exists, every other file of a first write exists too.
   return write("jobs.csv", jobs_csv(run));

@@ -122,6 +122,7 @@ bool Simulator::fast_forward(std::size_t turn) {
     if (!same_amount(w1, w2, m2.done[j], now_, turn, config_.quantum_s)) return false;
     // The recorder saw the same turn twice: as many segments, or (totals kept) as many CPU·s.
     const Recorder::Position &h0 = m0.held[j], &h1 = m1.held[j], &h2 = m2.held[j];
+    if (h0.segments_kept != h2.segments_kept || h1.segments_kept != h2.segments_kept) return false;  // dropped since
     if (h2.segments - h1.segments != h1.segments - h0.segments || h0.open != h2.open || h1.open != h2.open) return false;
     if (!same_amount(h1.cpu_seconds - h0.cpu_seconds, h2.cpu_seconds - h1.cpu_seconds, h2.cpu_seconds, now_, turn,
                      config_.quantum_s)) {

@@ -24,7 +24,7 @@ std::uint64_t job_seed(std::uint64_t seed, std::int64_t number) {
 
 Simulator::Simulator(const SimConfig& config, const std::vector<JobSpec>& jobs, policy::Policy& policy)
     : config_(config), jobs_(jobs), policy_(policy),
-      recorder_(jobs, config.record_segments, config.cpus) {
+      recorder_(jobs, config.segment_bytes, config.cpus) {
   cpu_order_ = config_.cpu_order;
   core_of_ = config_.core_of;
   if (cpu_order_.size() != static_cast<std::size_t>(std::max(config_.cpus, 1)) || core_of_.size() != cpu_order_.size()) {

@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -46,9 +47,10 @@ struct SimConfig {
   // docs/simulator.md, "Steady rotations". false: every quantum is simulated (--no-fast-forward).
   bool fast_forward = true;
   bool place_cpus = true;                 // rm::place() for CPU lists; false: counts only (faster)
-  // Every CPU segment of every job, with its CPU list (allocation.csv, the traces); false: their totals
-  // only, which the summary needs (sim/recorder.hpp), in constant memory and with no list built: --dry-run.
-  bool record_segments = true;
+  // Every CPU segment of every job, with its CPU list (allocation.csv, the traces), up to this many bytes;
+  // past them, or with 0, their totals only, which the summary needs (sim/recorder.hpp), in constant memory
+  // and with no list built (--dry-run: 0; cosched-sim --allocation).
+  std::size_t segment_bytes = std::numeric_limits<std::size_t>::max();
   // Model every job's SelfAnalyzer and sampler even where nothing reads what they publish: a policy that
   // reacts to no report (Policy::reacts_to_reports), no baseline run, no decision log. false (default):
   // such jobs run without them, as the same allocations follow with no report decisions to make
@@ -115,8 +117,11 @@ class Simulator {
   // One record per workload job, in workload order; ML samples in time order.
   std::vector<results::JobRecord> take_records() { return recorder_.take_jobs(); }
   std::vector<results::MlSample> take_ml() { return recorder_.take_ml(); }
-  // With SimConfig::record_segments false: the machine's delivered CPU time (results::Run::delivered).
+  // With the segments not kept (SimConfig::segment_bytes): the machine's delivered CPU time
+  // (results::Run::delivered).
   [[nodiscard]] std::optional<results::DeliveredTotals> delivered() const { return recorder_.delivered(); }
+  // Whether the segments were let go past SimConfig::segment_bytes (the records then carry totals).
+  [[nodiscard]] bool segments_dropped() const { return recorder_.segments_dropped(); }
 
  private:
   struct Slot {

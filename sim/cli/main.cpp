@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -132,6 +133,15 @@ bool keep_traces(const sim::Options& o, const results::Run& run, bool traces) {
   return false;
 }
 
+// How many bytes of segments the run keeps for allocation.csv and the traces (sim/recorder.hpp): none for a
+// dry run (the summary needs their totals only) or --allocation off, all for on; for auto, our choice of
+// 1 GiB, about 20 million segments without CPU lists (a 500 MB allocation.csv).
+std::size_t segment_budget(const sim::Options& o) {
+  constexpr std::size_t kAutoSegmentBytes = std::size_t{1} << 30;
+  if (o.dry_run || o.allocation == "off") return 0;
+  return o.allocation == "on" ? std::numeric_limits<std::size_t>::max() : kAutoSegmentBytes;
+}
+
 // The simulated machine: --cpus flat, or an SMT machine from an hwloc synthetic description (the daemon's own
 // topology code).
 Result<policy::Machine> load_machine(sim::Options& o) {
@@ -163,6 +173,7 @@ results::Run make_run(const sim::Options& o, const policy::Policy& pol, sim::Sim
   run.params["sim"] = sim::describe(o);
   // What the run did, where the options do not say it: estimates nothing reads are not modelled.
   run.params["sim"]["estimates_modelled"] = engine.estimates_modelled();
+  run.params["sim"]["allocation_csv"] = !o.dry_run && o.allocation != "off" && !engine.segments_dropped();
   run.machine_cpus = o.sim.cpus;
   run.workload = o.workload;
   run.time_scale = o.time_scale;
@@ -203,7 +214,7 @@ int main(int argc, char** argv) {
   const auto jobs = sim::build_jobs(*workload, table, {o.sim.cpus, o.max_procs, o.time_scale});
   warn_unusable(jobs);
   const bool traces = choose_traces(o, jobs.size());
-  o.sim.record_segments = !o.dry_run;  // the summary needs their totals only
+  o.sim.segment_bytes = segment_budget(o);
 
   auto machine = load_machine(o);
   if (!machine) return fail(machine.error().message);
@@ -234,7 +245,13 @@ int main(int argc, char** argv) {
   const results::Run run = make_run(o, **pol, engine, *workload);
   if (!o.dry_run) {
     results::WriteOptions wo;
-    wo.traces = keep_traces(o, run, traces);
+    wo.allocation = o.allocation != "off" && !engine.segments_dropped();
+    wo.traces = wo.allocation && keep_traces(o, run, traces);
+    if (engine.segments_dropped() && !o.quiet) {
+      std::cerr << "cosched-sim: the CPU segments passed 1 GiB (a segment per job and quantum under time sharing): "
+                   "no allocation.csv and no traces; jobs.csv and summary.json come from their totals "
+                   "(--allocation on to keep them all)\n";
+    }
     if (auto st = results::write_run(o.out_dir, run, wo); !st) return fail(st.error().message, sim::kExitOutputFailed);
   }
   if (decision_log.is_open() && !decision_log.flush()) {

@@ -150,6 +150,12 @@ ParsedOptions parse_options(int argc, char** argv) {
                  "pieces drawn: they grow with CPUs x reallocations)")
       ->check(CLI::IsMember({"on", "off", "auto"}))
       ->capture_default_str();
+  app.add_option("--allocation", o.allocation,
+                 "write allocation.csv, every CPU segment of every job: on, off, or auto (off once its segments take "
+                 "more than 1 GiB in memory: time sharing makes one per job and quantum; jobs.csv and summary.json "
+                 "then come from their totals)")
+      ->check(CLI::IsMember({"on", "off", "auto"}))
+      ->capture_default_str();
   app.add_flag("--dry-run", o.dry_run, "simulate and print the summary, write no file (sweeps, benchmarks)");
   app.add_flag("--quiet,-q", o.quiet, "no progress line and no summary table");
   app.add_option("--log", o.log_spec, "log levels, e.g. info or sim=debug");

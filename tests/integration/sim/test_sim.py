@@ -113,6 +113,32 @@ class Sim(unittest.TestCase):
             self.assertEqual(len(read_jobs(out)), 2)
             self.assertEqual(read_summary(out)["policy"], "gang")
 
+    def test_allocation_off_writes_the_same_tables_and_removes_an_earlier_allocation_csv(self):
+        # --allocation off (what auto does past its 1 GiB of segments): jobs.csv and summary.json from the
+        # jobs' totals, the same figures; an allocation.csv and traces left in the directory by an earlier run
+        # are removed, not kept beside the new tables.
+        swf = os.path.join(self.dir, "alloc-off.swf")
+        with open(swf, "w") as f:
+            for job in (1, 2):
+                f.write(f"{job} 0 -1 200 64 -1 -1 64 200 -1 1 1 1 -1 -1 -1 -1 -1\n")
+        out = os.path.join(self.dir, "alloc-off")
+        run(SIM, swf, "--cpus", "64", "--policy", "gang", "-o", out, "-q")
+        self.assertTrue(os.path.exists(os.path.join(out, "allocation.csv")))
+        self.assertTrue(os.path.exists(os.path.join(out, "trace.prv")))
+        kept = read_jobs(out)
+        self.assertTrue(read_summary(out)["params"]["sim"]["allocation_csv"])
+        run(SIM, swf, "--cpus", "64", "--policy", "gang", "-o", out, "-q", "--allocation", "off")
+        for name in ("allocation.csv", "trace.prv", "trace.json"):
+            self.assertFalse(os.path.exists(os.path.join(out, name)), name)
+        self.assertFalse(read_summary(out)["params"]["sim"]["allocation_csv"])
+        totals = read_jobs(out)
+        self.assertEqual(len(totals), 2)
+        for a, b in zip(kept, totals):
+            for column in ("start", "end", "mean_cpus"):
+                self.assertAlmostEqual(float(a[column]), float(b[column]), places=6, msg=column)
+        # Each job held 64 CPUs half of the time.
+        self.assertAlmostEqual(float(totals[0]["mean_cpus"]), 32, delta=1)
+
     def test_pdpa_gives_flat_jobs_one_cpu_and_shorter_responses(self):
         # §5.3: PDPA shrinks apsi (no speedup) to one CPU and, coordinating with the queue, starts jobs that
         # Equipartition's fixed ML of 4 keeps waiting: much lower response times.

@@ -123,5 +123,25 @@ TEST(RoundTrip, RewritingReplacesFiles) {
   EXPECT_EQ(back->jobs.size(), 3U);
 }
 
+TEST(RoundTrip, WithoutAllocationOrTracesEarlierOnesAreRemoved) {
+  // cosched-sim past its segment budget writes no allocation.csv and no traces: those left by an earlier run
+  // into the same directory would be read as this run's.
+  TempDir dir;
+  ASSERT_TRUE(write_run(dir.str(), four_job_run()));
+  ASSERT_TRUE(std::filesystem::exists(dir.file("allocation.csv")));
+  ASSERT_TRUE(std::filesystem::exists(dir.file("trace.prv")));
+  WriteOptions wo;
+  wo.allocation = false;
+  wo.traces = false;
+  ASSERT_TRUE(write_run(dir.str(), four_job_run(), wo));
+  for (const char* name : {"allocation.csv", "trace.prv", "trace.pcf", "trace.row", "trace.json"}) {
+    EXPECT_FALSE(std::filesystem::exists(dir.file(name))) << name;
+  }
+  EXPECT_TRUE(std::filesystem::exists(dir.file("jobs.csv")));
+  auto back = read_run(dir.str());
+  ASSERT_TRUE(back);
+  for (const auto& j : back->jobs) EXPECT_TRUE(j.allocation.empty());
+}
+
 }  // namespace
 }  // namespace cosched::results

@@ -65,7 +65,7 @@ TEST_P(Rotation, TotalsInsteadOfSegmentsGiveTheSameSummary) {
   Apps apps;
   const auto jobs = rotating_workload(apps);
   SimConfig totals = machine16(true);
-  totals.record_segments = false;
+  totals.segment_bytes = 0;
   auto pol = make(GetParam());
   Simulator with_totals(totals, jobs, *pol);
   with_totals.run();
@@ -85,10 +85,46 @@ TEST_P(Rotation, TotalsInsteadOfSegmentsGiveTheSameSummary) {
   }
 }
 
+TEST_P(Rotation, PastTheSegmentBudgetTheTotalsGoOnAlone) {
+  // A budget that the first jobs' segments pass (16 KB: about 200 segments with their CPU lists): the run
+  // lets them go mid-way, as cosched-sim --allocation auto past 1 GiB, and gives the summary of a run that
+  // keeps every segment.
+  Apps apps;
+  const auto jobs = rotating_workload(apps);
+  SimConfig small = machine16(true);
+  small.segment_bytes = 16 * 1024;
+  auto pol = make(GetParam());
+  Simulator budgeted(small, jobs, *pol);
+  budgeted.run();
+  EXPECT_TRUE(budgeted.segments_dropped());
+  const auto delivered = budgeted.delivered();
+  ASSERT_TRUE(delivered.has_value());
+  Outcome t{budgeted.take_records(), budgeted.take_ml(), budgeted.stats()};
+  auto s = simulate(machine16(true), jobs, GetParam(), params_of(GetParam()));
+  for (const auto& j : t.jobs) EXPECT_TRUE(j.allocation.empty() && j.held.has_value());
+  const auto a = results::summarize(as_run(t, 16, delivered))["overall"];
+  const auto b = results::summarize(as_run(s, 16, std::nullopt))["overall"];
+  for (const char* key : {"mean_response", "cpu_seconds", "cpu_utilisation", "makespan", "mean_execution"}) {
+    ASSERT_TRUE(a[key].is_number() && b[key].is_number()) << key;
+    EXPECT_NEAR(a[key].get<double>(), b[key].get<double>(), 1e-9 * std::abs(b[key].get<double>())) << key;
+  }
+  for (std::size_t i = 0; i < t.jobs.size(); ++i) {
+    EXPECT_NEAR(t.jobs[i].mean_cpus(), s.jobs[i].mean_cpus(), 1e-9 * s.jobs[i].mean_cpus()) << i;
+  }
+  // A budget the run never reaches keeps them all.
+  SimConfig ample = machine16(true);
+  ample.segment_bytes = std::size_t{1} << 30;
+  auto pol2 = make(GetParam());
+  Simulator kept(ample, jobs, *pol2);
+  kept.run();
+  EXPECT_FALSE(kept.segments_dropped());
+  EXPECT_TRUE(same_outcome(kept.take_records(), s.jobs));
+}
+
 INSTANTIATE_TEST_SUITE_P(TimeSharing, Rotation, ::testing::Values("gang", "sw-dss", "ssw-dss"));
 
 TEST(Rotation, APolicyWithoutARotationKeyIsNeverSkipped) {
-  // vtq-dss keeps clocks of its own (eq. 7's CPU times): it offers no key, and every quantum is simulated.
+  // vtq-dss keeps clocks of its own (eq. 7's CPU times): it offers no key, and no quantum is skipped.
   Apps apps;
   auto out = simulate(machine16(true), rotating_workload(apps), "vtq-dss", params_of("vtq-dss"));
   EXPECT_EQ(out.stats.skipped_quanta, 0u);
