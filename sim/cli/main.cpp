@@ -135,9 +135,11 @@ bool keep_traces(const sim::Options& o, const results::Run& run, bool traces) {
 
 // How many bytes of segments the run keeps for allocation.csv and the traces (sim/recorder.hpp): none for a
 // dry run (the summary needs their totals only) or --allocation off, all for on; for auto, our choice of
-// 1 GiB, about 20 million segments without CPU lists (a 500 MB allocation.csv).
+// 2 GiB: 44 million segments without CPU lists, half a million of 1,024 CPUs (an allocation.csv about as
+// large, built in memory too). A 2,000-job trace under equal_eff on 1,024 CPUs keeps its 1.1 GB; a 1,000-job
+// Lublin log under gang (13 GB) does not.
 std::size_t segment_budget(const sim::Options& o) {
-  constexpr std::size_t kAutoSegmentBytes = std::size_t{1} << 30;
+  constexpr std::size_t kAutoSegmentBytes = std::size_t{2} << 30;
   if (o.dry_run || o.allocation == "off") return 0;
   return o.allocation == "on" ? std::numeric_limits<std::size_t>::max() : kAutoSegmentBytes;
 }
@@ -248,7 +250,7 @@ int main(int argc, char** argv) {
     wo.allocation = o.allocation != "off" && !engine.segments_dropped();
     wo.traces = wo.allocation && keep_traces(o, run, traces);
     if (engine.segments_dropped() && !o.quiet) {
-      std::cerr << "cosched-sim: the CPU segments passed 1 GiB (a segment per job and quantum under time sharing): "
+      std::cerr << "cosched-sim: the CPU segments passed 2 GiB (a segment per job and quantum under time sharing): "
                    "no allocation.csv and no traces; jobs.csv and summary.json come from their totals "
                    "(--allocation on to keep them all)\n";
     }

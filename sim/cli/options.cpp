@@ -152,7 +152,7 @@ ParsedOptions parse_options(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--allocation", o.allocation,
                  "write allocation.csv, every CPU segment of every job: on, off, or auto (off once its segments take "
-                 "more than 1 GiB in memory: time sharing makes one per job and quantum; jobs.csv and summary.json "
+                 "more than 2 GiB in memory: time sharing makes one per job and quantum; jobs.csv and summary.json "
                  "then come from their totals)")
       ->check(CLI::IsMember({"on", "off", "auto"}))
       ->capture_default_str();

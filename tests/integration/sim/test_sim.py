@@ -114,7 +114,7 @@ class Sim(unittest.TestCase):
             self.assertEqual(read_summary(out)["policy"], "gang")
 
     def test_allocation_off_writes_the_same_tables_and_removes_an_earlier_allocation_csv(self):
-        # --allocation off (what auto does past its 1 GiB of segments): jobs.csv and summary.json from the
+        # --allocation off (what auto does past its 2 GiB of segments): jobs.csv and summary.json from the
         # jobs' totals, the same figures; an allocation.csv and traces left in the directory by an earlier run
         # are removed, not kept beside the new tables.
         swf = os.path.join(self.dir, "alloc-off.swf")

@@ -87,7 +87,7 @@ TEST_P(Rotation, TotalsInsteadOfSegmentsGiveTheSameSummary) {
 
 TEST_P(Rotation, PastTheSegmentBudgetTheTotalsGoOnAlone) {
   // A budget that the first jobs' segments pass (16 KB: about 200 segments with their CPU lists): the run
-  // lets them go mid-way, as cosched-sim --allocation auto past 1 GiB, and gives the summary of a run that
+  // lets them go mid-way, as cosched-sim --allocation auto past 2 GiB, and gives the summary of a run that
   // keeps every segment.
   Apps apps;
   const auto jobs = rotating_workload(apps);
