@@ -120,7 +120,7 @@ bool Simulator::fast_forward(std::size_t turn) {
     const double w1 = m1.done[j] - m0.done[j];
     const double w2 = m2.done[j] - m1.done[j];
     if (!same_amount(w1, w2, m2.done[j], now_, turn, config_.quantum_s)) return false;
-    // The recorder saw the same turn twice: as many segments, or (totals kept) as many CPU·s.
+    // The recorder saw the same turn twice: as many segments (while kept), and as many CPU·s.
     const Recorder::Position &h0 = m0.held[j], &h1 = m1.held[j], &h2 = m2.held[j];
     if (h0.segments_kept != h2.segments_kept || h1.segments_kept != h2.segments_kept) return false;  // dropped since
     if (h2.segments - h1.segments != h1.segments - h0.segments || h0.open != h2.open || h1.open != h2.open) return false;
