@@ -216,9 +216,9 @@ class CoschedJobs(SlurmTestCase):
         gcc_probe = program("cpu_probe-gcc")
         # The two meet before their probes start, as in the case above (a loaded run started them far apart).
         script = (f"/usr/bin/python3 -c 'print(6 * 7)'; " + self.rendezvous("gcc", "other") +
-                  f"{gcc_probe} --iterations 40 --work-ms 100 && {gcc_probe} --iterations 3 --work-ms 50")
+                  f"{gcc_probe} --iterations 120 --work-ms 100 && {gcc_probe} --iterations 3 --work-ms 50")
         a, a_out, a_err = self.submit("gcc", script, "--cosched", "-c2")
-        b, _, _ = self.submit("other", self.rendezvous("other", "gcc") + self.probe(iterations=40), "--cosched",
+        b, _, _ = self.submit("other", self.rendezvous("other", "gcc") + self.probe(iterations=120), "--cosched",
                               "-c2")
         wait_for(lambda: set(self.slurm_jobs(rm)) == {a, b} or self.cluster.state(a) in ("COMPLETED", "FAILED"),
                  timeout=60, what="both Slurm jobs in status")
@@ -239,8 +239,9 @@ class CoschedJobs(SlurmTestCase):
         seen = len(probe_lines(self.read(a_out)))
         wait_for(lambda: len(probe_lines(self.read(a_out))) >= seen + 3, timeout=30, what="three more iterations")
         now = self.slurm_jobs(rm).get(b)
-        if now is not None and now["allocated"] == 1:  # the other job still runs
-            self.assertEqual(set(cpus_allowed(gcc["pid"]).values()), {frozenset(gcc["cpus"])})
+        allowed = cpus_allowed(gcc["pid"])  # empty once the program has ended (a loaded run is slow to look)
+        if now is not None and now["allocated"] == 1 and allowed:  # the other job and this program still run
+            self.assertEqual(set(allowed.values()), {frozenset(gcc["cpus"])})
             self.assertEqual(set(probe_lines(self.read(a_out))[seen + 2][1]), set(gcc["cpus"]))
         self.cluster.wait_state(a, ("COMPLETED", "FAILED"), timeout=120)
         self.assertEqual(self.cluster.state(a), "COMPLETED", self.read(a_err))
