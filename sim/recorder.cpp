@@ -49,7 +49,6 @@ void Recorder::charge_segments(std::size_t added) {
 void Recorder::drop_segments() {
   // Past the budget: the totals, kept all along, go on alone.
   keep_segments_ = false;
-  dropped_ = true;
   segment_bytes_ = 0;
   for (results::JobRecord& j : jobs_) std::vector<results::CpuSegment>().swap(j.allocation);
 }

@@ -52,7 +52,7 @@ class Recorder {
 
   // Whether segments are kept now, and whether some were let go past the budget.
   [[nodiscard]] bool keeps_segments() const { return keep_segments_; }
-  [[nodiscard]] bool segments_dropped() const { return dropped_; }
+  [[nodiscard]] bool segments_dropped() const { return !keep_segments_ && segment_budget_ > 0; }
 
   std::vector<results::JobRecord> take_jobs();
   std::vector<results::MlSample> take_ml() { return std::move(ml_); }
@@ -72,7 +72,6 @@ class Recorder {
     int cpus = 0;
   };
   bool keep_segments_;
-  bool dropped_ = false;
   std::size_t segment_budget_;
   std::size_t segment_bytes_ = 0;
   int machine_cpus_;

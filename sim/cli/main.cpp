@@ -138,10 +138,15 @@ bool keep_traces(const sim::Options& o, const results::Run& run, bool traces) {
 // 2 GiB: 44 million segments without CPU lists, half a million of 1,024 CPUs (an allocation.csv about as
 // large, built in memory too). A 2,000-job trace under equal_eff on 1,024 CPUs keeps its 1.1 GB; a 1,000-job
 // Lublin log under gang (13 GB) does not.
+constexpr std::size_t kAutoSegmentGiB = 2;
 std::size_t segment_budget(const sim::Options& o) {
-  constexpr std::size_t kAutoSegmentBytes = std::size_t{2} << 30;
   if (o.dry_run || o.allocation == "off") return 0;
-  return o.allocation == "on" ? std::numeric_limits<std::size_t>::max() : kAutoSegmentBytes;
+  return o.allocation == "on" ? std::numeric_limits<std::size_t>::max() : kAutoSegmentGiB << 30;
+}
+
+// Whether the run writes allocation.csv: asked for, and its segments all kept.
+bool writes_allocation(const sim::Options& o, const sim::Simulator& engine) {
+  return !o.dry_run && o.allocation != "off" && !engine.segments_dropped();
 }
 
 // The simulated machine: --cpus flat, or an SMT machine from an hwloc synthetic description (the daemon's own
@@ -175,7 +180,7 @@ results::Run make_run(const sim::Options& o, const policy::Policy& pol, sim::Sim
   run.params["sim"] = sim::describe(o);
   // What the run did, where the options do not say it: estimates nothing reads are not modelled.
   run.params["sim"]["estimates_modelled"] = engine.estimates_modelled();
-  run.params["sim"]["allocation_csv"] = !o.dry_run && o.allocation != "off" && !engine.segments_dropped();
+  run.params["sim"]["allocation_csv"] = writes_allocation(o, engine);
   run.machine_cpus = o.sim.cpus;
   run.workload = o.workload;
   run.time_scale = o.time_scale;
@@ -247,12 +252,12 @@ int main(int argc, char** argv) {
   const results::Run run = make_run(o, **pol, engine, *workload);
   if (!o.dry_run) {
     results::WriteOptions wo;
-    wo.allocation = o.allocation != "off" && !engine.segments_dropped();
+    wo.allocation = writes_allocation(o, engine);
     wo.traces = wo.allocation && keep_traces(o, run, traces);
     if (engine.segments_dropped() && !o.quiet) {
-      std::cerr << "cosched-sim: the CPU segments passed 2 GiB (a segment per job and quantum under time sharing): "
-                   "no allocation.csv and no traces; jobs.csv and summary.json come from their totals "
-                   "(--allocation on to keep them all)\n";
+      std::cerr << fmt::format("cosched-sim: the CPU segments passed {} GiB (a segment per job and quantum under time "
+                               "sharing): no allocation.csv and no traces; jobs.csv and summary.json come from their "
+                               "totals (--allocation on to keep them all)\n", kAutoSegmentGiB);
     }
     if (auto st = results::write_run(o.out_dir, run, wo); !st) return fail(st.error().message, sim::kExitOutputFailed);
   }

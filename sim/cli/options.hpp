@@ -30,7 +30,7 @@ struct Options {
   bool dry_run = false;         // simulate and print the summary; write no file
   bool no_fast_forward = false; // simulate every turn of a steady rotation (SimConfig::fast_forward off)
   std::string traces = "auto";  // on, off, auto (off above kAutoTraceJobs jobs)
-  std::string allocation = "auto";  // allocation.csv: on, off, auto (off past kAutoSegmentBytes of segments)
+  std::string allocation = "auto";  // allocation.csv: on, off, auto (off past kAutoSegmentGiB of segments, main.cpp)
   bool quiet = false;
   std::string log_spec;
   SimConfig sim;
