@@ -277,9 +277,12 @@ void Simulator::schedule(policy::JobId id) {
   RunningJob::Next next = job.next_event();
   if (next.kind == EventKind::completion && std::isfinite(next.t)) {
     // A job that ends with its time slice ends at the quantum tick, before it (the queue's order at one
-    // instant), whichever way float sums of its work have rounded: our choice of tolerance, 1 µs.
+    // instant), whichever way float sums of its work have rounded. Our tolerance, a thousandth of a quantum
+    // (100 µs by default), is above the drift of a skipped rotation: n turns of work added at once round
+    // otherwise than n turns simulated one by one, by up to a few µs on a 1,000-job log (docs/simulator.md,
+    // "Steady rotations"); and below anything a real RM sees of a job's end.
     const double tick = std::round(next.t / config_.quantum_s) * config_.quantum_s;
-    if (std::abs(next.t - tick) <= kTickSnapS) next.t = tick;
+    if (std::abs(next.t - tick) <= kEndSnapQuanta * config_.quantum_s) next.t = tick;
   }
   if (std::isfinite(next.t)) events_.push(std::max(next.t, now_), next.kind, id, job.generation());
   if (std::isfinite(job.resume_at())) events_.push(std::max(job.resume_at(), now_), EventKind::resume, id, job.generation());

@@ -110,6 +110,25 @@ TEST_P(Rotation, PastTheSegmentBudgetTheTotalsGoOnAlone) {
   EXPECT_TRUE(same_outcome(kept.take_records(), simulate(machine16(true), jobs, GetParam(), params_of(GetParam())).jobs));
 }
 
+TEST_P(Rotation, AJobEndingWithItsSliceEndsAtThatTickAfterALongSkip) {
+  // Late in a long log the clock's rounding (2e-9 s at 10^7 s) times thousands of skipped turns puts a job's
+  // end microseconds off the tick its last slice ends at, one way with the skip and the other without. With
+  // the 1 µs tolerance of before, a job waited a whole turn more in one run and not the other (this test
+  // failed so under gang and sw-dss). Jobs whose run times are whole quanta, from t = 10^7 s.
+  Apps apps;
+  std::vector<JobSpec> jobs;
+  for (int i = 0; i < 3; ++i) jobs.push_back(job(i + 1, 1e7, 16, 1500.0 + 1000.0 * i, apps.linear));
+  jobs.push_back(job(4, 1e7 + 100, 8, 2000.0, apps.linear));
+  auto skipped = simulate(machine16(true), jobs, GetParam(), params_of(GetParam()));
+  auto every = simulate(machine16(false), jobs, GetParam(), params_of(GetParam()));
+  ASSERT_EQ(skipped.jobs.size(), every.jobs.size());
+  for (std::size_t i = 0; i < every.jobs.size(); ++i) {
+    EXPECT_EQ(skipped.jobs[i].allocation.size(), every.jobs[i].allocation.size()) << i;  // no turn more
+    EXPECT_NEAR(skipped.jobs[i].end, every.jobs[i].end, 1e-4) << i;
+  }
+  EXPECT_GT(skipped.stats.skipped_quanta, 10000u) << GetParam();
+}
+
 INSTANTIATE_TEST_SUITE_P(TimeSharing, Rotation, ::testing::Values("gang", "sw-dss", "ssw-dss"));
 
 TEST(Rotation, APolicyWithoutARotationKeyIsNeverSkipped) {
