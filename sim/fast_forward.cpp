@@ -2,9 +2,9 @@
 // decides every quantum, and between two arrivals a workload log can hold hours of quanta that only repeat
 // the same turn of the rotation: the same decisions, the same CPUs, the same work done by each job. The
 // engine notes the whole state at each quantum tick (the policy's rotation_key, the snapshot, the placement,
-// each job's state less its work and clock) and, once a turn of K ticks has repeated exactly twice with
-// nothing but ticks in between, moves on by as many whole turns as fit before anything else can happen: the
-// next arrival or timer, or a job within two turns of its end or of the end of an iteration it observes.
+// each job's state less its work and clock) and, once the state of K ticks ago recurs with nothing but ticks
+// in between, moves on by as many whole turns as fit before anything else can happen: the next arrival or
+// timer, or the end of a job or of an iteration it observes.
 // Each job gets n times its work of the last turn, the recorder n copies of the turn (or of its totals),
 // the policy skip_rotation(n·K). What follows is simulated tick by tick again, so a job ends, and a job
 // arrives, exactly as without the skip.
@@ -20,21 +20,13 @@ namespace cosched::sim {
 
 namespace {
 // Our choices: a turn longer than this many quanta is never looked for (gang's rows and the DSS windows of
-// the logs tried are far shorter); a job this many turns or fewer from its own next event is simulated to
-// it, tick by tick.
+// the logs tried are far shorter). A skip ends at least this much of a turn before the next event it can
+// see coming (a job's end or observed iteration end, in its work; an arrival or timer, in time), and what
+// is left is simulated tick by tick: far above the skip's rounding, microseconds on the longest logs tried
+// (docs/simulator.md, "Steady rotations").
 constexpr std::size_t kMaxTurnQuanta = 256;
-constexpr std::size_t kMarks = 2 * kMaxTurnQuanta + 1;
-constexpr double kEndMarginTurns = 2;
-
-// Whether two turns' amounts (work, CPU·s) are the same up to float rounding: each is a sum over at most a
-// slice per quantum of rate × a difference of two clock readings, each off by an ulp of the clock (a log's
-// clock reaches 10^7 s), and the running total it came from is off by its own rounding. Our tolerance:
-// 16 ulps of the clock per quantum at the turn's mean rate, plus 1e-12 of the total.
-bool same_amount(double a, double b, double total, double now, std::size_t turn, double quantum) {
-  const double rate = std::max(std::abs(a), std::abs(b)) / quantum;
-  const double clock = 16 * std::numeric_limits<double>::epsilon() * std::max(now, 1.0) * static_cast<double>(turn);
-  return std::abs(a - b) <= rate * clock + 1e-12 * std::abs(total);
-}
+constexpr std::size_t kMarks = kMaxTurnQuanta + 1;
+constexpr double kMarginTurns = 0.25;
 }  // namespace
 
 bool Simulator::rotation_key(std::string& key) const {
@@ -91,8 +83,8 @@ void Simulator::note_rotation() {
   marks_next_ = (marks_next_ + 1) % kMarks;
   marks_held_ = std::min(marks_held_ + 1, kMarks);
 
-  // The latest earlier tick in the same state gives the turn's length; it must have held for two turns.
-  for (std::size_t turn = 1; 2 * turn < marks_held_ && turn <= kMaxTurnQuanta; ++turn) {
+  // The latest earlier tick in the same state gives the turn's length.
+  for (std::size_t turn = 1; turn < marks_held_ && turn <= kMaxTurnQuanta; ++turn) {
     const RotationMark& before = mark_back(turn);
     if (before.hash != m.hash || before.key != m.key) continue;
     if (fast_forward(turn)) marks_held_ = 0;
@@ -105,33 +97,24 @@ const Simulator::RotationMark& Simulator::mark_back(std::size_t ticks) const {
 }
 
 bool Simulator::fast_forward(std::size_t turn) {
+  // The state of `turn` ticks ago, which the key says is the state now: what the turn did from there, the
+  // next turn does again (the key holds all that decides it, less each job's work and the clock).
   const RotationMark& m2 = mark_back(0);
   const RotationMark& m1 = mark_back(turn);
-  const RotationMark& m0 = mark_back(2 * turn);
-  if (m0.hash != m2.hash || m0.key != m2.key) return false;
-  // Nothing but the turn's ticks happened in either turn: no report, no job event, no timer, no arrival.
-  if (m1.events - m0.events != turn || m2.events - m1.events != turn) return false;
-  if (m1.decisions - m0.decisions != turn || m2.decisions - m1.decisions != turn) return false;
+  // Nothing but the turn's ticks happened: no report, no job event, no timer, no arrival.
+  if (m2.events - m1.events != turn || m2.decisions - m1.decisions != turn) return false;
   const std::size_t jobs = snapshot_.jobs.size();
   const double period = static_cast<double>(turn) * config_.quantum_s;
   std::vector<double> work(jobs);
   double turns = std::numeric_limits<double>::infinity();
   for (std::size_t j = 0; j < jobs; ++j) {
-    const double w1 = m1.done[j] - m0.done[j];
-    const double w2 = m2.done[j] - m1.done[j];
-    if (!same_amount(w1, w2, m2.done[j], now_, turn, config_.quantum_s)) return false;
-    // The recorder saw the same turn twice: as many segments (while kept), and as many CPU·s.
-    const Recorder::Position &h0 = m0.held[j], &h1 = m1.held[j], &h2 = m2.held[j];
-    if (h0.segments_kept != h2.segments_kept || h1.segments_kept != h2.segments_kept) return false;  // dropped since
-    if (h2.segments - h1.segments != h1.segments - h0.segments || h0.open != h2.open || h1.open != h2.open) return false;
-    if (!same_amount(h1.cpu_seconds - h0.cpu_seconds, h2.cpu_seconds - h1.cpu_seconds, h2.cpu_seconds, now_, turn,
-                     config_.quantum_s)) {
-      return false;
-    }
-    work[j] = (m2.done[j] - m0.done[j]) / 2;
+    // The recorder repeats the turn's segments from m1 (Recorder::repeat): none dropped since.
+    const Recorder::Position &h1 = m1.held[j], &h2 = m2.held[j];
+    if (h1.segments_kept != h2.segments_kept || h1.open != h2.open) return false;
+    work[j] = m2.done[j] - m1.done[j];
     if (work[j] > 0) {
       const RunningJob& job = *running_.at(snapshot_.jobs[j].id).job;
-      turns = std::min(turns, (job.next_own_work() - m2.done[j]) / work[j] - kEndMarginTurns);
+      turns = std::min(turns, (job.next_own_work() - m2.done[j]) / work[j] - kMarginTurns);
     }
   }
   // Anything queued other than the ticks and the jobs' own events (those move with the skip) bounds it.
@@ -144,7 +127,7 @@ bool Simulator::fast_forward(std::size_t turn) {
     }
     horizon = std::min(horizon, e.t);
   });
-  if (std::isfinite(horizon)) turns = std::min(turns, std::floor((horizon - now_) / period) - 1);
+  if (std::isfinite(horizon)) turns = std::min(turns, (horizon - now_) / period - kMarginTurns);
   if (!(turns >= 1)) return false;
   const auto n = static_cast<std::uint64_t>(std::min(std::floor(turns), 1e15));
 
