@@ -167,6 +167,10 @@ struct Snapshot {
   // otherwise): each will hold a CPU of its own, so a multiprogramming-level rule counts them as running.
   int starting = 0;
   ClusterOrder cluster;      // cosched-cluster's latest order (cluster-wide policies only)
+  // Whether anyone reads the allocations' reasons: the daemon always (status, the decision log), cosched-sim
+  // only with a decision log. A policy may leave Allocation::reason empty when not: under time sharing a
+  // reason is formatted for every job moved at every quantum, a tenth of a simulated tick's cost.
+  bool explain = true;
 
   [[nodiscard]] const JobView* find(JobId id) const;
   // The running jobs and those about to run: what a rule of "a CPU of its own for each job" counts.

@@ -115,6 +115,7 @@ rm::CoreJob& Simulator::core_job(policy::JobId id) {
 bool Simulator::decide(policy::Event event, policy::JobId subject) {
   snapshot_.now = now_;
   snapshot_.event = event;
+  snapshot_.explain = static_cast<bool>(decisions_);
   snapshot_.subject = subject;
   ++stats_.decisions;
   // The queuing system's count of waiting jobs, as qsubmit tells the daemon with each may_start question.

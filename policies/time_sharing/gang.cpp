@@ -103,7 +103,7 @@ Decision Gang::decide(const Snapshot& s) {
   for (std::size_t i = 0; i < n; ++i) {
     const auto& j = s.jobs[i];
     Allocation a{j.id, width[i], runs[i] != 0, row_labels_[static_cast<std::size_t>(rows[i])], ""};
-    if (a.runnable != j.runnable || a.cpus != j.allocation) {
+    if (s.explain && (a.runnable != j.runnable || a.cpus != j.allocation)) {
       if (alternate[i]) {
         a.reason = fmt::format("gang: row {} of {} runs; this job (row {}) fills {} idle CPU(s) of it",
                                my_row + 1, nrows, rows[i] + 1, width[i]);

@@ -43,7 +43,7 @@ Decision SlidingWindowDss::decide(const Snapshot& s) {
     const int cpus = runs ? alloc[static_cast<std::size_t>(pos - window.begin())]
                           : std::clamp(j.allocation > 0 ? j.allocation : j.request, 1, P);
     Allocation a{j.id, cpus, runs, runs ? "window" : "waiting", ""};
-    if (runs != j.runnable || (runs && cpus != j.allocation)) {
+    if (s.explain && (runs != j.runnable || (runs && cpus != j.allocation))) {
       a.reason = runs ? fmt::format("{}: in the window of {} job(s), Σρ={} ≤ {}P (Ineq. 5); DSS over the window: "
                                     "ρ={} → {} CPU(s)",
                                     name(), window.size(), w, format_param(limits_.request_factor), j.request, cpus)

@@ -145,7 +145,7 @@ void VtqDss::refill_holes(const Snapshot& s, const std::vector<JobId>& running, 
   for (std::size_t i = 0; i < candidates.size(); ++i) fillers_[candidates[i]] = {x[i], s.now};
 }
 
-Allocation VtqDss::allocation_for(const JobView& j, const std::vector<JobId>& running, int P) const {
+Allocation VtqDss::allocation_for(const JobView& j, const std::vector<JobId>& running, int P, bool explain) const {
   Allocation a{j.id, std::clamp(j.allocation > 0 ? j.allocation : j.request, 1, P), false, "waiting", ""};
   const Member* m = nullptr;
   for (const auto& g : gang_) {
@@ -165,8 +165,8 @@ Allocation VtqDss::allocation_for(const JobView& j, const std::vector<JobId>& ru
   } else if (contains(repository_, j.id)) {
     a.state = "repository";
   }
-  // No change: nothing to explain (and no reason formatted, a cost every quantum for every job).
-  if (a.runnable == j.runnable && a.cpus == j.allocation) return a;
+  // No change, or no one to read it: nothing to explain (a reason formatted is a cost every step for every job).
+  if (!explain || (a.runnable == j.runnable && a.cpus == j.allocation)) return a;
   if (in_gang) {
     a.reason = fmt::format("vtq-dss: its gang runs; DSS gives {} CPU(s), quantum q={:.0f} ms (T={:.3f} CPU·s)", m->cpus,
                            quantum(j.id) * 1000, cpu_time(j.id));
@@ -205,7 +205,7 @@ Decision VtqDss::decide(const Snapshot& s) {
 
   Decision d;
   d.jobs.reserve(s.jobs.size());
-  for (const auto& j : s.jobs) d.jobs.push_back(allocation_for(j, running, P));
+  for (const auto& j : s.jobs) d.jobs.push_back(allocation_for(j, running, P, s.explain));
   // Next: the earliest quantum end of a running job, or the step's end.
   double wake = step_end_;
   for (const auto& g : gang_) {

@@ -58,8 +58,8 @@ class VtqDss final : public TabledPolicy<VtqDss> {
   void charge_fillers(double now);
   // The holes (§3.2.3), refilled when they changed: `free` CPUs the `running` gang members leave.
   void refill_holes(const Snapshot& s, const std::vector<JobId>& running, int free, bool new_step);
-  // One job's allocation: its gang's DSS share, a hole, or waiting.
-  [[nodiscard]] Allocation allocation_for(const JobView& j, const std::vector<JobId>& running, int P) const;
+  // One job's allocation: its gang's DSS share, a hole, or waiting (with a reason if `explain`).
+  [[nodiscard]] Allocation allocation_for(const JobView& j, const std::vector<JobId>& running, int P, bool explain) const;
 
   WindowLimits limits_;
   double min_factor_ = 0.25;  // q_i ≥ q_0/4 (our choice)

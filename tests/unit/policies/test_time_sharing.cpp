@@ -274,3 +274,38 @@ TEST(TimeSharing, RegisteredWithTheirParameters) {
   EXPECT_FALSE(make_policy("sw-dss", m, {{"window_factor", "0.5"}}).ok());
   EXPECT_TRUE(make_policy("ssw-dss", m, {{"window_factor", "2"}}).ok());
 }
+
+TEST(TimeSharing, WithoutAReaderTheDecisionsAreTheSameAndUnexplained) {
+  // Snapshot::explain false (cosched-sim without a decision log): the same allocations, states and wake-ups
+  // step after step, and no reason formatted; with it, the moves are explained (the first step moves every
+  // job: each starts waiting with no CPUs).
+  Machine m;
+  m.cpus = 4;
+  for (const char* name : {"gang", "sw-dss", "ssw-dss", "vtq-dss"}) {
+    auto told = make_policy(name, m, {}).value();
+    auto silent = make_policy(name, m, {}).value();
+    auto a = machine_with(4, {2, 1, 3, 4, 1});
+    auto b = a;
+    b.explain = false;
+    double now = 0;
+    for (int k = 0; k < 12; ++k) {
+      const Event e = k == 0 ? Event::arrival : Event::quantum;
+      const Decision x = step(*told, a, e, now);
+      const Decision y = step(*silent, b, e, now);
+      ASSERT_EQ(x.jobs.size(), y.jobs.size());
+      bool explained = false;
+      for (std::size_t i = 0; i < x.jobs.size(); ++i) {
+        EXPECT_EQ(x.jobs[i].cpus, y.jobs[i].cpus) << name << " step " << k << " job " << i;
+        EXPECT_EQ(x.jobs[i].runnable, y.jobs[i].runnable) << name << " step " << k << " job " << i;
+        EXPECT_EQ(x.jobs[i].state, y.jobs[i].state) << name << " step " << k << " job " << i;
+        EXPECT_TRUE(y.jobs[i].reason.empty()) << name << " step " << k << " job " << i;
+        explained |= !x.jobs[i].reason.empty();
+      }
+      if (k == 0) {
+        EXPECT_TRUE(explained) << name;
+      }
+      EXPECT_EQ(x.wake_at, y.wake_at) << name << " step " << k;
+      now = x.wake_at ? *x.wake_at : now + 0.1;
+    }
+  }
+}
