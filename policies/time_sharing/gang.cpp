@@ -37,8 +37,13 @@ void Gang::choose_row(const Snapshot& s, const std::vector<int>& rows) {
   for (JobId id : row_) row_present |= s.find(id) != nullptr;
   if (n == 0 || (s.event != Event::quantum && row_present)) return;
   std::size_t longest = 0;
+  std::uint64_t oldest = waited(s.jobs[0].id);
   for (std::size_t i = 1; i < n; ++i) {
-    if (waited(s.jobs[i].id) < waited(s.jobs[longest].id)) longest = i;
+    const std::uint64_t w = waited(s.jobs[i].id);
+    if (w < oldest) {
+      longest = i;
+      oldest = w;
+    }
   }
   const int chosen = rows[longest];
   ++step_;
@@ -60,8 +65,9 @@ std::vector<char> Gang::fill_idle(const Snapshot& s, const std::vector<int>& wid
   if (!alternate_ || used >= P) return alternate;
   std::vector<std::size_t> order(n);
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return waited(s.jobs[a].id) < waited(s.jobs[b].id); });
+  std::vector<std::uint64_t> last_ran(n);  // each job's waited(), looked up once (a sort compares n log n times)
+  for (std::size_t i = 0; i < n; ++i) last_ran[i] = waited(s.jobs[i].id);
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return last_ran[a] < last_ran[b]; });
   for (std::size_t i : order) {
     if (runs[i] || used + width[i] > P) continue;
     runs[i] = 1;
