@@ -30,9 +30,15 @@ class KeyWriter {
   }
   // Text, ended by a NUL so that two strings in a row cannot shift into each other.
   KeyWriter& text(std::string_view s) {
-    flush();
-    key_.append(s);
-    key_.push_back('\0');
+    if (used_ + s.size() + 1 > sizeof(buffer_)) flush();
+    if (s.size() + 1 > sizeof(buffer_)) {
+      key_.append(s);
+      key_.push_back('\0');
+      return *this;
+    }
+    std::memcpy(buffer_ + used_, s.data(), s.size());
+    used_ += s.size();
+    buffer_[used_++] = '\0';
     return *this;
   }
   void flush() {

@@ -57,8 +57,8 @@ void JobProgress::skip(double seconds, double work) {
   done_ = std::min(total_, done_ + work);
 }
 
-void JobProgress::append_key(std::string& key) const {
-  policy::KeyWriter(key) << team_ << rate_ << slowdown_ << oversub_ << share_;
+void JobProgress::append_key(policy::KeyWriter& key) const {
+  key << team_ << rate_ << slowdown_ << oversub_ << share_;
 }
 
 void JobProgress::snap_to(double work) { done_ = std::clamp(work, done_, total_); }

@@ -11,6 +11,7 @@
 
 #include <string>
 
+#include "policies/rotation_key.hpp"
 #include "qs/catalog.hpp"
 
 namespace cosched::sim {
@@ -36,7 +37,7 @@ class JobProgress {
   // at the same rate; a stall still running moves with the clock.
   void skip(double seconds, double work);
   // Appends the rate's ingredients (not the work done nor the clock) to a rotation key.
-  void append_key(std::string& key) const;
+  void append_key(policy::KeyWriter& key) const;
 
   // The time at which the work done will reach `target` if nothing changes; +inf if it never will.
   [[nodiscard]] double time_when(double target) const;

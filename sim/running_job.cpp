@@ -315,15 +315,12 @@ double RunningJob::next_own_work() const {
   return watch_ == Watch::off ? progress_.total() : std::min(iteration_end_work(), progress_.total());
 }
 
-void RunningJob::append_key(std::string& key, double t) const {
-  {
-    policy::KeyWriter w(key);
-    w << std::max(progress_.stalled_until() - t, 0.0);  // a stall since a resume at t
-    w << watch_ << iteration_ << dirty_ << opened_any_ << cpus_ << runnable_ << threads_on_ << detect_left_
-      << baseline_waits_ << silent_ << quiet_team_ << analyzer_.report_seq() << analyzer_.phase();
-  }
-  progress_.append_key(key);
-  waiting_.append_key(key, t);
+void RunningJob::append_key(policy::KeyWriter& w, double t) const {
+  w << std::max(progress_.stalled_until() - t, 0.0);  // a stall since a resume at t
+  w << watch_ << iteration_ << dirty_ << opened_any_ << cpus_ << runnable_ << threads_on_ << detect_left_
+    << baseline_waits_ << silent_ << quiet_team_ << analyzer_.report_seq() << analyzer_.phase();
+  progress_.append_key(w);
+  waiting_.append_key(w, t);
 }
 
 void RunningJob::skip_rotation(double seconds, double work) {

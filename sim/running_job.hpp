@@ -82,7 +82,7 @@ class RunningJob {
   [[nodiscard]] bool quiet() const;
   [[nodiscard]] double next_own_work() const;
   // Appends the job's state at t, less its work done and the clock, to a rotation key.
-  void append_key(std::string& key, double t) const;
+  void append_key(policy::KeyWriter& key, double t) const;
   // `seconds` later, `work` further on, all else as it was; its events are stale (the generation moves).
   void skip_rotation(double seconds, double work);
 

@@ -234,7 +234,7 @@ class Simulator {
   struct RotationMark {
     std::int64_t tick = 0;
     std::string key;
-    std::size_t hash = 0;
+    std::size_t hash = 0;         // of the key's length and first bytes (note_rotation)
     std::uint64_t events = 0;     // SimStats::events then
     std::uint64_t decisions = 0;  // SimStats::decisions then
     std::vector<double> done;                 // each running job's work done, in snapshot order

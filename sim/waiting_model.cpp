@@ -63,9 +63,8 @@ void WaitingModel::skip(double seconds) {
   if (std::isfinite(due_)) set_due(due_ + seconds);
 }
 
-void WaitingModel::append_key(std::string& key, double t) const {
+void WaitingModel::append_key(policy::KeyWriter& w, double t) const {
   const auto ns = [t](double at) { return std::isfinite(at) ? std::llround((at - t) * 1e9) : -1LL; };
-  policy::KeyWriter w(key);
   // The warm-up's start matters only while one runs towards an estimate (due_ finite; update() says so).
   w << (std::isfinite(due_) ? ns(since_) : -1LL) << ns(due_);
   for (const Window* v : {&now_, &before_}) w << v->cpus << v->ready << v->truth;

@@ -33,6 +33,7 @@
 #include <optional>
 #include <string>
 
+#include "policies/rotation_key.hpp"
 #include "rm/job/estimate.hpp"
 #include "sim/gen/random.hpp"
 
@@ -65,7 +66,7 @@ class WaitingModel {
   // Appends what decides the next estimate at t to a rotation key (docs/simulator.md, "Steady rotations"):
   // a warm-up that advances from one turn to the next makes the key differ. Times relative to t, in whole
   // nanoseconds, so that turns that differ only by float rounding of the clock still match.
-  void append_key(std::string& key, double t) const;
+  void append_key(policy::KeyWriter& key, double t) const;
   // `seconds` later, as it was: a warm-up in progress and its due time move with the clock.
   void skip(double seconds);
 
