@@ -137,7 +137,7 @@ class Policy {
     return false;
   }
   // The state after `quanta` more quantum ticks of such a rotation, with no other event: the clock-like
-  // members moved on. Called only after the key recurred at least twice, `quanta` apart.
+  // members moved on. Called only after the key recurred; `quanta` is a whole number of its turns.
   virtual void skip_rotation(std::uint64_t quanta) { (void)quanta; }
 
   // Caller: the daemon (and the simulator), whenever a job's estimate moves, under --baseline auto. Whether
