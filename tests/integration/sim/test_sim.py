@@ -139,6 +139,29 @@ class Sim(unittest.TestCase):
         # Each job held 64 CPUs half of the time.
         self.assertAlmostEqual(float(totals[0]["mean_cpus"]), 32, delta=1)
 
+    def test_skipping_steady_rotations_gives_the_run_of_every_quantum(self):
+        # docs/simulator.md, "Steady rotations": on a 100-job Lublin log the repeated turns of gang (rows) and
+        # ssw-dss (the longest turns, a quantum per job) are skipped (the run says how many quanta), and every
+        # job starts and ends as when every quantum is simulated (--no-fast-forward), to float rounding.
+        swf = os.path.join(self.dir, "lublin100.swf")
+        run(SWFGEN, "--jobs", "100", "--max-procs", "256", "--model", "lublin", "--seed", "1", "-o", swf)
+        for policy in ("gang", "ssw-dss"):
+            with self.subTest(policy=policy):
+                fast, every = (os.path.join(self.dir, f"rot-{policy}-{k}") for k in ("fast", "every"))
+                p = run(SIM, swf, "--cpus", "256", "--policy", policy, "-o", fast, "--allocation", "off")
+                skipped = [line for line in p.stdout.splitlines() if "quanta skipped" in line]
+                self.assertTrue(skipped, p.stdout)
+                self.assertGreater(int(skipped[0].split(" quanta skipped")[0].split()[-1]), 10000, skipped[0])
+                run(SIM, swf, "--cpus", "256", "--policy", policy, "-o", every, "--allocation", "off", "-q",
+                    "--no-fast-forward")
+                a, b = read_jobs(fast), read_jobs(every)
+                self.assertEqual(len(a), 100)
+                self.assertEqual([r["job"] for r in a], [r["job"] for r in b])
+                for x, y in zip(a, b):
+                    for column in ("start", "end", "mean_cpus"):
+                        self.assertAlmostEqual(float(x[column]), float(y[column]), delta=1e-6,
+                                               msg=f"job {x['job']} {column}")
+
     def test_pdpa_gives_flat_jobs_one_cpu_and_shorter_responses(self):
         # §5.3: PDPA shrinks apsi (no speedup) to one CPU and, coordinating with the queue, starts jobs that
         # Equipartition's fixed ML of 4 keeps waiting: much lower response times.
