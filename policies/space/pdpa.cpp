@@ -33,16 +33,17 @@ const PdpaJobMemory* Pdpa::memory_of(JobId id) const {
 
 // One decision's working state, shared by its steps below.
 struct Pdpa::Round {
-  Round(const Snapshot& snapshot, const PdpaParams& params) : s(snapshot), p(params) {}
+  Round(const Snapshot& snapshot, const PdpaParams& params, std::vector<Work>& work, std::vector<bool>& reports)
+      : s(snapshot), p(params), w(work), reported(reports) {}
   const Snapshot& s;
   PdpaParams p;  // the parameters in force
   int machine = 1;
   std::size_t n = 0;
-  std::vector<Work> w;
+  std::vector<Work>& w;
   int used = 0;
   int waiting_jobs = 0;
   std::vector<int> caps;
-  std::vector<bool> reported;
+  std::vector<bool>& reported;
   // A job's limit: its request, and while jobs wait no more than its equal share.
   [[nodiscard]] int limit_of(std::size_t i) const {
     const int request = std::max(s.jobs[i].request, 1);
@@ -51,11 +52,11 @@ struct Pdpa::Round {
 };
 
 Decision Pdpa::decide(const Snapshot& s) {
-  Round r(s, params_in_force(s));
+  Round r(s, params_in_force(s), work_, reported_);
   drop_departed(s);
   r.machine = std::max(s.machine.cpus, 1);
   r.n = s.jobs.size();
-  r.w.resize(r.n);
+  r.w.assign(r.n, Work{});
   r.reported.assign(r.n, false);
   for (std::size_t i = 0; i < r.n; ++i) {
     r.w[i].mem = &memory_[s.jobs[i].id];  // a job never seen before starts in NO_REF
@@ -240,17 +241,22 @@ Decision Pdpa::build_decision(Round& r, double deadline) {
   Decision d;
   if (deadline >= 0) d.wake_at = deadline;  // the next job that would become unmeasured
   d.jobs.reserve(r.n);
-  std::vector<PdpaRunningJob> running;
-  running.reserve(r.n);
+  std::vector<PdpaRunningJob>& running = running_;
+  running.clear();
   for (std::size_t i = 0; i < r.n; ++i) {
     const auto& j = r.s.jobs[i];
     const PdpaState st = r.w[i].mem->state;
-    d.jobs.push_back(Allocation{j.id, r.w[i].cpus, true, state_label(*r.w[i].mem), std::move(r.w[i].why)});
+    // Built in place (no temporary to move), the label constructed rather than assigned (a far shorter path).
+    Allocation& a = d.jobs.emplace_back();
+    a.id = j.id;
+    a.cpus = r.w[i].cpus;
+    a.state = std::string(state_label(*r.w[i].mem));
+    a.reason = std::move(r.w[i].why);
     // Lent CPUs count as free for admission: an arrival takes them back.
     running.push_back(PdpaRunningJob{j.id, std::max(j.request, 1), r.w[i].cpus - r.w[i].mem->lent, st,
                                      r.w[i].mem->unmeasured, r.caps.empty() ? 0 : r.caps[i]});
   }
-  MayStart ms = pdpa_may_start(running, r.machine, r.p, r.s.starting);
+  MayStart ms = pdpa_may_start(running, r.machine, r.p, r.s.starting, r.s.explain);
   d.may_start = ms.ok;
   d.may_start_reason = std::move(ms.reason);
   if (!p_.strict) sharing_.admit(r.s, d, p_.max_ml);

@@ -13,11 +13,22 @@
 #include <unordered_map>
 #include <vector>
 
+#include "pdpa_share.hpp"
 #include "pdpa_state.hpp"
 #include "policies/policy.hpp"
 #include "policies/queue_sharing.hpp"
 
 namespace cosched::policy {
+
+// §4.3 input: one running job after this decision.
+struct PdpaRunningJob {
+  JobId id = 0;
+  int request = 1;
+  int cpus = 1;
+  PdpaState state = PdpaState::no_ref;
+  bool unmeasured = false;  // past its reporting deadline: never holds back admission
+  int cap = 0;              // its equal share while jobs wait (pdpa_share_caps); 0: none
+};
 
 class Pdpa final : public TabledPolicy<Pdpa> {
  public:
@@ -54,16 +65,10 @@ class Pdpa final : public TabledPolicy<Pdpa> {
   std::unordered_map<JobId, PdpaJobMemory> memory_;
   bool thresholds_changed_ = false;  // target_eff/high_eff changed since the last active event (§4.2.4)
   double effective_target_ = -1;     // the target_eff the last decision used (load_target moves it)
-};
-
-// §4.3 input: one running job after this decision.
-struct PdpaRunningJob {
-  JobId id = 0;
-  int request = 1;
-  int cpus = 1;
-  PdpaState state = PdpaState::no_ref;
-  bool unmeasured = false;  // past its reporting deadline: never holds back admission
-  int cap = 0;              // its equal share while jobs wait (pdpa_share_caps); 0: none
+  // A Round's vectors, kept from one decision to the next: cosched-sim makes millions of decisions.
+  std::vector<PdpaWork> work_;
+  std::vector<bool> reported_;
+  std::vector<PdpaRunningJob> running_;
 };
 
 struct MayStart {
@@ -74,8 +79,9 @@ struct MayStart {
 // §4.3 multiprogramming level: a new job may start when CPUs are free and no running job may still claim
 // them (all STABLE, DEC, or at their request or their equal share while jobs wait), or when some running job
 // shows bad performance (DEC). `starting` jobs, started by the queuing system but not registered yet
-// (Snapshot::starting), count as running, settled, and holding one of the free CPUs each.
+// (Snapshot::starting), count as running, settled, and holding one of the free CPUs each. Without `explain`
+// (Snapshot::explain) the reason is left empty.
 MayStart pdpa_may_start(const std::vector<PdpaRunningJob>& jobs, int machine_cpus, const PdpaParams& p,
-                        int starting = 0);
+                        int starting = 0, bool explain = true);
 
 }  // namespace cosched::policy

@@ -30,26 +30,31 @@ bool may_claim_more(const PdpaRunningJob& j) {
 }  // namespace
 
 MayStart pdpa_may_start(const std::vector<PdpaRunningJob>& jobs, int machine_cpus, const PdpaParams& p,
-                        int starting) {
+                        int starting, bool explain) {
   // A job being started takes at least one CPU when it registers (§4.2.1: min(request, free)), and no
   // report can have judged it: counted as settled on one free CPU (our choice: the least it will hold).
   starting = std::max(starting, 0);
+  // The reason is formatted only for a reader (Snapshot::explain): cosched-sim asks millions of times.
+  auto because = [explain](auto text) { return explain ? text() : std::string(); };
   const int running = static_cast<int>(jobs.size()) + starting;
   if (p.max_ml > 0 && running >= p.max_ml) {
-    return {false, fmt::format("{} jobs running, max_ml is {}", running, p.max_ml)};
+    return {false, because([&] { return fmt::format("{} jobs running, max_ml is {}", running, p.max_ml); })};
   }
   if (running < p.min_ml && running < machine_cpus) {
-    return {true, fmt::format("{} jobs running, below min_ml {}", running, p.min_ml)};
+    return {true, because([&] { return fmt::format("{} jobs running, below min_ml {}", running, p.min_ml); })};
   }
   int used = starting;
   for (const auto& j : jobs) used += j.cpus;
   const int free = machine_cpus - used;
   if (free <= 0) {
     if (starting > 0) {
-      return {false, fmt::format("no free CPU ({} of {} allocated, counting one for each of the {} jobs being started)",
-                                 used, machine_cpus, starting)};
+      return {false, because([&] {
+                return fmt::format("no free CPU ({} of {} allocated, counting one for each of the {} jobs being "
+                                   "started)",
+                                   used, machine_cpus, starting);
+              })};
     }
-    return {false, fmt::format("no free CPU ({} of {} allocated)", used, machine_cpus)};
+    return {false, because([&] { return fmt::format("no free CPU ({} of {} allocated)", used, machine_cpus); })};
   }
   const PdpaRunningJob* claimant = nullptr;
   const PdpaRunningJob* bad = nullptr;
@@ -58,13 +63,21 @@ MayStart pdpa_may_start(const std::vector<PdpaRunningJob>& jobs, int machine_cpu
     if (!bad && j.state == PdpaState::dec) bad = &j;
   }
   if (!claimant) {
-    return {true, fmt::format("{} and every running job is settled (STABLE, DEC, UNMEASURED, or at its request or its equal share)", free_text(free))};
+    return {true, because([&] {
+              return fmt::format("{} and every running job is settled (STABLE, DEC, UNMEASURED, or at its request "
+                                 "or its equal share)",
+                                 free_text(free));
+            })};
   }
   if (bad) {
-    return {true, fmt::format("{} and job {} shows bad performance (DEC)", free_text(free), bad->id)};
+    return {true, because([&] {
+              return fmt::format("{} and job {} shows bad performance (DEC)", free_text(free), bad->id);
+            })};
   }
-  return {false, fmt::format("{} but job {} is in {} and may still claim them", free_text(free), claimant->id,
-                             to_string(claimant->state))};
+  return {false, because([&] {
+            return fmt::format("{} but job {} is in {} and may still claim them", free_text(free), claimant->id,
+                               to_string(claimant->state));
+          })};
 }
 
 }  // namespace cosched::policy

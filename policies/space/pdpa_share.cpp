@@ -325,6 +325,8 @@ void pdpa_lend_free(const Snapshot& s, std::vector<PdpaWork>& w, int machine, in
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return rank(a) > rank(b); });
   std::vector<int> lent(w.size(), 0);
   lend_round_robin(s, w, order, lent, machine, used);
+  // A job at its request takes no loan (lend_round_robin): the dearer tests below are not asked of it.
+  auto at_request = [&](std::size_t i) { return w[i].cpus >= std::max(s.jobs[i].request, 1); };
   // What nobody above can take goes to the jobs at rest (STABLE) that were measured to waste CPUs: a CPU
   // used at a poor efficiency still does more than an idle one, and an arrival takes it back. Seen on 16
   // CPUs (docs/performance.md, "A burst on 16 CPUs"): an MG job measured at 0.46 efficiency on 3 CPUs while
@@ -333,8 +335,8 @@ void pdpa_lend_free(const Snapshot& s, std::vector<PdpaWork>& w, int machine, in
   if (used < machine) {
     std::vector<std::size_t> rest;
     for (std::size_t i = 0; i < w.size(); ++i) {
-      if (!gains_from_more(*w[i].mem, w[i].cpus, s.jobs[i].perf)) continue;  // a CPU that would buy nothing
-      if (w[i].mem->state == PdpaState::stable || w[i].mem->unmeasured) rest.push_back(i);
+      if (!(w[i].mem->state == PdpaState::stable || w[i].mem->unmeasured) || at_request(i)) continue;
+      if (gains_from_more(*w[i].mem, w[i].cpus, s.jobs[i].perf)) rest.push_back(i);  // else a CPU would buy nothing
     }
     lend_round_robin(s, w, rest, lent, machine, used);
   }
@@ -345,8 +347,8 @@ void pdpa_lend_free(const Snapshot& s, std::vector<PdpaWork>& w, int machine, in
     std::vector<std::size_t> measuring;
     for (std::size_t i = 0; i < w.size(); ++i) {
       const PdpaState st = w[i].mem->state;
-      if (!gains_from_more(*w[i].mem, w[i].cpus, s.jobs[i].perf)) continue;
-      if (st == PdpaState::no_ref || st == PdpaState::inc) measuring.push_back(i);
+      if (!(st == PdpaState::no_ref || st == PdpaState::inc) || at_request(i)) continue;
+      if (gains_from_more(*w[i].mem, w[i].cpus, s.jobs[i].perf)) measuring.push_back(i);
     }
     lend_round_robin(s, w, measuring, lent, machine, used);
   }
