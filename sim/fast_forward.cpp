@@ -23,22 +23,32 @@ namespace {
 // Our choices: a turn longer than this many quanta is never looked for (gang's rows and the DSS windows of
 // the logs tried are far shorter). A skip ends at least this much of a turn before the next event it can
 // see coming (a job's end or observed iteration end, in its work; an arrival or timer, in time), and what
-// is left is simulated tick by tick: far above the skip's rounding, microseconds on the longest logs tried
-// (docs/simulator.md, "Steady rotations").
+// is left is simulated tick by tick: a fiftieth of a turn (a quantum or more once a turn has 50) is still far
+// above the skip's rounding, microseconds on the longest logs tried, and leaves less to tick through than
+// the quarter of a turn used before (docs/simulator.md, "Steady rotations").
 constexpr std::size_t kMaxTurnQuanta = 256;
 constexpr std::size_t kMarks = kMaxTurnQuanta + 1;
-constexpr double kMarginTurns = 0.25;
+constexpr double kMarginTurns = 0.02;
 constexpr std::size_t kHashedPrefix = 64;  // our choice: past the policy keys of gang and the DSS windows
 }  // namespace
 
-bool Simulator::rotation_key(std::string& key) const {
+bool Simulator::rotation_key(RotationMark& m) const {
+  std::string& key = m.key;
   key.clear();
   if (!policy_.rotation_key(key)) return false;
+  m.done.clear();
+  m.held.clear();
   policy::KeyWriter w(key);  // one writer for the rest: an append to the key per 256 bytes
   w << queue_.size() << rm_may_start_ << snapshot_.jobs.size();
+  // The running jobs in id order, as the snapshot's (admission order): walked side by side, not looked up.
+  auto it = running_.begin();
   for (const policy::JobView& v : snapshot_.jobs) {
-    const Slot& slot = running_.at(v.id);
-    w << v.id << v.allocation << v.runnable << v.perf.seq << recorder_.position(slot.index, now_).open;
+    while (it != running_.end() && it->first < v.id) ++it;
+    const Slot& slot = it != running_.end() && it->first == v.id ? it->second : running_.at(v.id);
+    const Recorder::Position held = recorder_.position(slot.index, now_);
+    m.done.push_back(slot.job->progress().done_at(now_));
+    m.held.push_back(held);
+    w << v.id << v.allocation << v.runnable << v.perf.seq << held.open;
     for (std::uint64_t word : slot.cpus.words()) w << word;
     w << ~std::uint64_t{0};  // ends the CPU set's words (an all-ones word ends none)
     w.text(slot.state);
@@ -61,7 +71,7 @@ void Simulator::note_rotation() {
 
   // The ring's oldest slot is reused (its buffers kept: a mark is made at every tick).
   RotationMark& m = marks_[marks_next_];
-  if (!rotation_key(m.key)) {
+  if (!rotation_key(m)) {
     marks_held_ = 0;
     return;
   }
@@ -71,13 +81,6 @@ void Simulator::note_rotation() {
   m.hash = std::hash<std::string_view>{}(std::string_view(m.key).substr(0, kHashedPrefix)) ^ m.key.size();
   m.events = stats_.events;
   m.decisions = stats_.decisions;
-  m.done.clear();
-  m.held.clear();
-  for (const policy::JobView& v : snapshot_.jobs) {
-    const Slot& slot = running_.at(v.id);
-    m.done.push_back(slot.job->progress().done_at(now_));
-    m.held.push_back(recorder_.position(slot.index, now_));
-  }
   m.delivered = recorder_.delivered_at(now_);
   marks_next_ = (marks_next_ + 1) % kMarks;
   marks_held_ = std::min(marks_held_ + 1, kMarks);

@@ -176,7 +176,9 @@ class Simulator {
   // fast_forward.cpp: steady rotations, noted at each quantum tick and skipped once they repeat
   void note_rotation();
   bool fast_forward(std::size_t turn);
-  bool rotation_key(std::string& key) const;  // false: the policy has none
+  struct RotationMark;
+  // The mark's key, and each job's work done and recorded CPUs; false: the policy has no key.
+  bool rotation_key(RotationMark& m) const;
 
   // sim_rm.cpp: the resource manager's side (the snapshot, the decision core's calls and its actions, reports)
   void follow_sharing();

@@ -64,6 +64,8 @@ void WaitingModel::skip(double seconds) {
 }
 
 void WaitingModel::append_key(policy::KeyWriter& w, double t) const {
+  w << enabled_;
+  if (!enabled_) return;  // a model that is off never changes (update() returns at once)
   const auto ns = [t](double at) { return std::isfinite(at) ? std::llround((at - t) * 1e9) : -1LL; };
   // The warm-up's start matters only while one runs towards an estimate (due_ finite; update() says so).
   w << (std::isfinite(due_) ? ns(since_) : -1LL) << ns(due_);
