@@ -37,6 +37,13 @@ class SlidingWindowDss final : public TabledPolicy<SlidingWindowDss> {
   // to the window's jobs with the largest remainders (dss_partition); 0: idle as in the paper.
   bool fill_remainder_ = true;
   JobId start_ = -1;  // the window begins at this job (or the first admitted after it); -1: the queue's head
+  // decide()'s vectors, their storage kept from one quantum to the next (no state: not in the key).
+  struct Scratch {
+    std::vector<int> requests;
+    std::vector<std::size_t> window;
+    std::vector<int> win_requests;
+    std::vector<int> place;
+  } scratch_;
 };
 
 }  // namespace cosched::policy

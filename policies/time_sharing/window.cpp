@@ -8,8 +8,15 @@ namespace cosched::policy {
 std::vector<std::size_t> gang_from(const std::vector<int>& requests, std::size_t start, int cpus,
                                    const WindowLimits& limits) {
   std::vector<std::size_t> gang;
+  gang_from(requests, start, cpus, limits, gang);
+  return gang;
+}
+
+void gang_from(const std::vector<int>& requests, std::size_t start, int cpus, const WindowLimits& limits,
+               std::vector<std::size_t>& gang) {
+  gang.clear();
   const std::size_t n = requests.size();
-  if (n == 0) return gang;
+  if (n == 0) return;
   const double bound = limits.request_factor * cpus;  // Inequality 5: w ≤ 3P
   const std::size_t max_jobs = static_cast<std::size_t>(limits.max_jobs > 0 ? limits.max_jobs : std::max(cpus, 1));
   double sum = 0;
@@ -20,7 +27,6 @@ std::vector<std::size_t> gang_from(const std::vector<int>& requests, std::size_t
     sum += rho;
     gang.push_back(i);
   }
-  return gang;
 }
 
 std::size_t position_at_or_after(const std::vector<JobView>& jobs, JobId id) {

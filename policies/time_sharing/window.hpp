@@ -38,6 +38,9 @@ ParamSpec<P> window_jobs_param(Field<P, long> max_jobs) {
 // 3P still runs, alone). No job twice. Empty only when `requests` is.
 std::vector<std::size_t> gang_from(const std::vector<int>& requests, std::size_t start, int cpus,
                                    const WindowLimits& limits);
+// The same into `gang` (its storage kept: a time-sharing policy cuts gangs at every quantum).
+void gang_from(const std::vector<int>& requests, std::size_t start, int cpus, const WindowLimits& limits,
+               std::vector<std::size_t>& gang);
 
 // The position of job `id` in `jobs` (admission order), or of the first job admitted after it (the job
 // itself left), wrapping to 0.

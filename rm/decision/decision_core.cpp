@@ -139,8 +139,10 @@ DecisionCore::Pass DecisionCore::classify(const Proposal& p, const std::vector<C
   scratch_stopping_.assign(n, 0);
   // Jobs resumed are placed with the others and continue once their CPUs and team are published; a stopped
   // job keeps its allocation and CPU set, which placement may give to the running jobs.
+  scratch_processes_ = 0;
   for (std::size_t i = 0; i < n; ++i) {
     const CoreJob& j = jobs[i];
+    scratch_processes_ += j.processes.size();
     const policy::Allocation* a = allocation_of(d, i, j.id);
     scratch_alloc_[i] = a;
     scratch_running_[i] = any_running(j) ? 1 : 0;
@@ -212,6 +214,13 @@ void DecisionCore::act_on_placed(const Proposal& p, const CoreJob& j, std::size_
   }
 }
 
+// A new action at the end of `out`, with room for one per process made at the first (scratch_processes_,
+// counted by classify): a decision pays for one allocation or none (no actions), never for growth.
+ProcessAction& DecisionCore::new_action(Settled& out) const {
+  if (out.processes.empty()) out.processes.reserve(scratch_processes_);
+  return out.processes.emplace_back();
+}
+
 // One process's action; `cpus` and `count` are its part of the job's `want`.
 void DecisionCore::act_on_process(const Proposal& p, const CoreJob& j, std::size_t i, const CoreProcess& proc, int k,
                                   const CpuSet& cpus, int count, int want, bool every, Settled& out) const {
@@ -224,19 +233,19 @@ void DecisionCore::act_on_process(const Proposal& p, const CoreJob& j, std::size
   const std::string& state = a != nullptr ? a->state : proc.state;
   const bool restated = a != nullptr && a->state != proc.state;
   const bool resumed = scratch_resuming_[i] != 0 && !proc.runnable;
-  std::string why;
-  if (moved) {
+  std::string why;  // words for a reader only (SettleContext::every_process)
+  if (every && moved) {
     why = !reason.empty() ? reason : "placement";
     if (j.several) why += fmt::format(" (rank {}: {} of the job's {})", k, count, want);
-  } else if (restated && !proc.state.empty()) {
+  } else if (every && restated && !proc.state.empty()) {
     // A state change without a new allocation (e.g. PDPA's INC waiting for CPUs) is a decision too.
     why = !reason.empty() ? reason : proc.state + " → " + state;
-  } else if (p.event == policy::Event::report && p.subject == j.id && !reason.empty()) {
+  } else if (every && p.event == policy::Event::report && p.subject == j.id && !reason.empty()) {
     why = reason;  // e.g. a report ignored
   }
   out.changed = out.changed || moved;
-  if (!every && !moved && !restated && !resumed && why.empty()) return;
-  ProcessAction act;
+  if (!every && !moved && !restated && !resumed) return;
+  ProcessAction& act = new_action(out);
   act.id = proc.id;
   act.job = j.id;
   act.several = j.several;
@@ -247,11 +256,10 @@ void DecisionCore::act_on_process(const Proposal& p, const CoreJob& j, std::size
   act.resumed = resumed;
   act.state = state;
   act.restated = restated;
-  act.reason = reason;
+  if (every) act.reason = reason;
   act.moved = moved;
   act.why = std::move(why);
   act.listed = moved || restated || scratch_resuming_[i] != 0 || !reason.empty();
-  out.processes.push_back(std::move(act));
 }
 
 // The jobs that sit this decision out (stopped now or before).
@@ -265,7 +273,7 @@ void DecisionCore::act_on_stopped(const std::vector<CoreJob>& jobs, bool every, 
       const std::string& state = a != nullptr ? a->state : proc.state;
       const bool restated = state != proc.state;
       if (!every && scratch_stopping_[i] == 0 && !restated) continue;
-      ProcessAction act;
+      ProcessAction& act = new_action(out);
       act.id = proc.id;
       act.job = j.id;
       act.several = j.several;
@@ -276,9 +284,8 @@ void DecisionCore::act_on_stopped(const std::vector<CoreJob>& jobs, bool every, 
       act.stopped_now = scratch_stopping_[i] != 0;
       act.state = state;
       act.restated = restated;
-      act.reason = a != nullptr ? a->reason : "";
+      if (every && a != nullptr) act.reason = a->reason;
       act.listed = act.stopped_now;
-      out.processes.push_back(std::move(act));
     }
   }
 }

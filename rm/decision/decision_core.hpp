@@ -97,7 +97,7 @@ inline constexpr double kPastWakeDelayS = 1e-3;
 
 struct Settled {
   // The running ones in job order, then the stopped ones; with SettleContext::every_process false, only those
-  // whose action is not none (moved, stopped now, resumed, restated, or a `why` line).
+  // whose action is not none (moved, stopped now, resumed, restated).
   std::vector<ProcessAction> processes;
   std::map<policy::JobId, int> job_allocation;  // each placed job of several processes: the whole (the gang's)
   std::map<policy::JobId, CpuSet> job_cpus;
@@ -128,8 +128,9 @@ struct SettleContext {
   // has not registered yet), applied before it is compared and logged.
   std::optional<std::string> hold;
   bool log = false;       // build the decision-log record (it lists every process: implies every_process)
-  // false: leave out of Settled::processes the processes whose action is none, and leave may_start_reason
-  // empty. cosched-sim without a decision log asks so: it makes millions of decisions, most of which change
+  // false: leave out of Settled::processes the processes whose action is none (nothing moved, stopped,
+  // resumed or relabelled), and leave may_start_reason, each action's reason and its `why` line empty.
+  // cosched-sim without a decision log asks so: it makes millions of decisions, most of which change
   // nothing, and building an action for every job at each was most of its time.
   bool every_process = true;
 };
@@ -159,6 +160,7 @@ class DecisionCore {
                       const CpuSet& cpus, int count, int want, bool every, Settled& out) const;
   void act_on_stopped(const std::vector<CoreJob>& jobs, bool every, Settled& out) const;
   static void finish(const Proposal& p, const SettleContext& ctx, bool every, Settled& out);
+  ProcessAction& new_action(Settled& out) const;
 
   // Each request's CPU set, in request order (pointers into an entry of recent_). Without placement there are no
   // requests (a count needs none) and nothing is placed: every job keeps its own CPU set.
@@ -188,6 +190,7 @@ class DecisionCore {
   std::vector<PlaceRequest> scratch_reqs_;
   std::vector<std::size_t> scratch_placed_jobs_;
   std::vector<int> scratch_wants_;
+  std::size_t scratch_processes_ = 0;  // the processes of the jobs given (classify)
 };
 
 // The estimates a job reported, as both keep them for the policy (JobView::history): the newest kHistoryDepth
