@@ -213,6 +213,7 @@ class Simulator {
   double now_ = 0;
   static constexpr double kTickSnapS = 1e-6;  // a wake-up this close after a grid tick meets that tick (decide)
   static constexpr double kEndSnapQuanta = 1e-3;  // a completion this close to a tick is at it (schedule)
+  static constexpr double kEndGridS = 1e-6;       // any other completion on this grid (schedule)
   static constexpr std::size_t kMinCompactAt = 4096;  // our choice: below this the queue is cheap anyway
   std::size_t compact_at_ = kMinCompactAt;            // the queue size at which compact_events runs
   std::vector<std::size_t> open_;  // jobs released at their submit time, in workload order

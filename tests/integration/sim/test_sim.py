@@ -163,6 +163,29 @@ class Sim(unittest.TestCase):
                         self.assertAlmostEqual(float(x[column]), float(y[column]), delta=1e-6,
                                                msg=f"job {x['job']} {column}")
 
+    def test_identical_jobs_of_a_closed_workload_end_together_with_the_skip_and_without(self):
+        # The DSS reproduction's swim at M=4 (scripts/reproduce-dss): 16 identical jobs, each followed by the
+        # next when it ends. Jobs of a window end at one instant off the tick grid; before completions were
+        # put on a microsecond grid (docs/simulator.md, "Quantum ticks") their ends lay a float rounding apart,
+        # in an order that depended on how their work was added up, and under ssw-dss the skip's run and
+        # every quantum's run decided differently between them (a job's end 0.7 s apart).
+        swf = os.path.join(self.dir, "swim-M4.swf")
+        run(SWFGEN, "--closed", "16", "--apps", "2:1:16:5.02", "--max-procs", "64", "--duration", "50.2", "-o", swf)
+        models = os.path.join(SOURCE, "examples", "workloads", "dss-models.yaml")
+        for policy in ("sw-dss", "ssw-dss"):
+            with self.subTest(policy=policy):
+                fast, every = (os.path.join(self.dir, f"closed-{policy}-{k}") for k in ("fast", "every"))
+                for out, extra in ((fast, ()), (every, ("--no-fast-forward",))):
+                    run(SIM, swf, "--cpus", "64", "--models", models, "--policy", policy, "-o", out, "-q",
+                        "--traces", "off", *extra)
+                a, b = read_jobs(fast), read_jobs(every)
+                self.assertGreater(len(a), 16)
+                self.assertEqual([r["job"] for r in a], [r["job"] for r in b])
+                for x, y in zip(a, b):
+                    for column in ("start", "end", "mean_cpus"):
+                        self.assertAlmostEqual(float(x[column]), float(y[column]), delta=1e-6,
+                                               msg=f"job {x['job']} {column}")
+
     def test_pdpa_gives_flat_jobs_one_cpu_and_shorter_responses(self):
         # §5.3: PDPA shrinks apsi (no speedup) to one CPU and, coordinating with the queue, starts jobs that
         # Equipartition's fixed ML of 4 keeps waiting: much lower response times.
