@@ -50,18 +50,19 @@ std::vector<int> dss_partition(const std::vector<int>& requests, int cpus, bool 
 
   if (fill_remainder && sum < cpus) {
     // Largest remainder of ρ_i P / W first: the same W for all, so compare ρ_i P - R_i W directly.
-    std::vector<std::size_t> order(n);
-    std::iota(order.begin(), order.end(), 0);
-    auto remainder = [&](std::size_t i) {
-      return static_cast<std::int64_t>(std::max(requests[i], 1)) * cpus -
-             static_cast<std::int64_t>(t.r[i]) * t.workload;
-    };
-    std::stable_sort(order.begin(), order.end(),
-                     [&](std::size_t a, std::size_t b) { return remainder(a) > remainder(b); });
+    // (−remainder, i) sorted: the largest remainder first, the first job on ties (a stable sort's order,
+    // without its buffer: cosched-sim partitions a window at every quantum).
+    std::vector<std::pair<std::int64_t, std::size_t>> order(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::int64_t remainder = static_cast<std::int64_t>(std::max(requests[i], 1)) * cpus -
+                                     static_cast<std::int64_t>(t.r[i]) * t.workload;
+      order[i] = {-remainder, i};
+    }
+    std::sort(order.begin(), order.end());
     bool progress = true;
     while (sum < cpus && progress) {
       progress = false;
-      for (std::size_t i : order) {
+      for (const auto& [negative_remainder, i] : order) {
         if (sum >= cpus) break;
         if (alloc[i] < std::max(requests[i], 1)) {
           ++alloc[i];
