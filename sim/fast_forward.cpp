@@ -8,6 +8,12 @@
 // Each job gets n times its work of the last turn, the recorder n copies of the turn (or of its totals),
 // the policy skip_rotation(n·K). What follows is simulated tick by tick again, so a job ends, and a job
 // arrives, exactly as without the skip.
+// The jobs' CPU sets are in the state only where something reads them: the recorder's CPU lists, or CPUs that
+// jobs share (cpu_sharing.cpp). Otherwise a turn can repeat on other CPUs: placement keeps a running job where
+// it is and puts a resumed one where CPUs are free, so under a sliding window the sets rarely come back to
+// what they were, though every count and every job's work do. The skip then leaves the jobs on the CPUs of
+// the turn it repeats, where every quantum's run may have put them elsewhere: with no CPU shared in the turn,
+// that changes no job's work.
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -32,6 +38,10 @@ constexpr double kMarginTurns = 0.02;
 constexpr std::size_t kHashedPrefix = 64;  // our choice: past the policy keys of gang and the DSS windows
 }  // namespace
 
+bool Simulator::cpu_sets_in_key() const {
+  return cpus_shared_ || (config_.place_cpus && recorder_.keeps_segments());
+}
+
 bool Simulator::rotation_key(RotationMark& m) const {
   std::string& key = m.key;
   key.clear();
@@ -39,7 +49,8 @@ bool Simulator::rotation_key(RotationMark& m) const {
   m.done.clear();
   m.held.clear();
   policy::KeyWriter w(key);  // one writer for the rest: an append to the key per 256 bytes
-  w << queue_.size() << rm_may_start_ << snapshot_.jobs.size();
+  const bool sets = cpu_sets_in_key();
+  w << queue_.size() << rm_may_start_ << snapshot_.jobs.size() << sets;
   // The running jobs in id order, as the snapshot's (admission order): walked side by side, not looked up.
   auto it = running_.begin();
   for (const policy::JobView& v : snapshot_.jobs) {
@@ -49,8 +60,10 @@ bool Simulator::rotation_key(RotationMark& m) const {
     m.done.push_back(slot.job->progress().done_at(now_));
     m.held.push_back(held);
     w << v.id << v.allocation << v.runnable << v.perf.seq << held.open;
-    for (std::uint64_t word : slot.cpus.words()) w << word;
-    w << ~std::uint64_t{0};  // ends the CPU set's words (an all-ones word ends none)
+    if (sets) {
+      for (std::uint64_t word : slot.cpus.words()) w << word;
+      w << ~std::uint64_t{0};  // ends the CPU set's words (an all-ones word ends none)
+    }
     w.text(slot.state);
     slot.job->append_key(w, now_);
   }
@@ -64,6 +77,7 @@ void Simulator::note_rotation() {
   bool quiet = !sensing_on_ && !contention_on_ && !decisions_ && pending_reports_.empty() && tick_needed_ &&
                !running_.empty();
   for (const auto& [id, slot] : running_) quiet = quiet && slot.job->quiet() && !slot.report_pending;
+  if (cpus_shared_) ++shared_ticks_;
   if (marks_.size() < kMarks) marks_.resize(kMarks);
   const bool follows = marks_held_ > 0 && marks_[(marks_next_ + kMarks - 1) % kMarks].tick + 1 == last_tick_;
   if (!quiet || !follows) marks_held_ = 0;
@@ -82,6 +96,7 @@ void Simulator::note_rotation() {
   m.events = stats_.events;
   m.decisions = stats_.decisions;
   m.delivered = recorder_.delivered_at(now_);
+  m.shared_ticks = shared_ticks_;
   marks_next_ = (marks_next_ + 1) % kMarks;
   marks_held_ = std::min(marks_held_ + 1, kMarks);
 
@@ -105,6 +120,8 @@ bool Simulator::fast_forward(std::size_t turn) {
   const RotationMark& m1 = mark_back(turn);
   // Nothing but the turn's ticks happened: no report, no job event, no timer, no arrival.
   if (m2.events - m1.events != turn || m2.decisions - m1.decisions != turn) return false;
+  // Keys without CPU sets: no CPU shared at any tick of the turn, so where the jobs ran changed no one's work.
+  if (!cpu_sets_in_key() && m2.shared_ticks != m1.shared_ticks) return false;
   const std::size_t jobs = snapshot_.jobs.size();
   const double period = static_cast<double>(turn) * config_.quantum_s;
   std::vector<double> work(jobs);

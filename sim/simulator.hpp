@@ -179,6 +179,7 @@ class Simulator {
   struct RotationMark;
   // The mark's key, and each job's work done and recorded CPUs; false: the policy has no key.
   bool rotation_key(RotationMark& m) const;
+  [[nodiscard]] bool cpu_sets_in_key() const;  // whether anything reads the jobs' CPU sets (fast_forward.cpp)
 
   // sim_rm.cpp: the resource manager's side (the snapshot, the decision core's calls and its actions, reports)
   void follow_sharing();
@@ -243,7 +244,9 @@ class Simulator {
     std::vector<double> done;                 // each running job's work done, in snapshot order
     std::vector<Recorder::Position> held;     // each running job's recorded CPUs
     double delivered = 0;                     // the machine's delivered CPU·s (Recorder::delivered_at)
+    std::uint64_t shared_ticks = 0;           // shared_ticks_ then
   };
+  std::uint64_t shared_ticks_ = 0;   // ticks that ended with some CPU shared (note_rotation)
   std::vector<RotationMark> marks_;  // a ring: the latest marks_held_ ticks end before marks_next_
   std::size_t marks_next_ = 0;
   std::size_t marks_held_ = 0;
