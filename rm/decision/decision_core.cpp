@@ -46,7 +46,7 @@ bool same_requests(const std::vector<PlaceRequest>& a, const std::vector<PlaceRe
   if (a.size() != b.size()) return false;
   for (std::size_t i = 0; i < a.size(); ++i) {
     if (a[i].id != b[i].id || a[i].count != b[i].count || !(a[i].current == b[i].current) ||
-        !(a[i].allowed == b[i].allowed) || a[i].threads != b[i].threads) {
+        !(a[i].allowed == b[i].allowed) || a[i].threads != b[i].threads || a[i].resuming != b[i].resuming) {
       return false;
     }
   }
@@ -177,7 +177,9 @@ void DecisionCore::request(const std::vector<CoreJob>& jobs, const SettleContext
       want = std::clamp(std::max(j.allocation, 1), 1, ncpu);
     }
     // Without placement a request is only its count: CPU sets stay as they are, and are not copied.
-    if (machine_.place_cpus) scratch_reqs_.push_back({j.id, want, j.cpus, j.allowed, j.threads});
+    if (machine_.place_cpus) {
+      scratch_reqs_.push_back({j.id, want, j.cpus, j.allowed, j.threads, scratch_resuming_[i] != 0});
+    }
     scratch_wants_.push_back(want);
     scratch_placed_jobs_.push_back(i);
   }

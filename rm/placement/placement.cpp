@@ -196,15 +196,18 @@ void restrict_requests(const std::vector<int>& order, const std::vector<PlaceReq
   }
 }
 
-// Pass 1 of a group: keep current CPUs, lowest positions first, up to the new count and the sharing cap; a job
-// of more threads per CPU first (a fixed team: it cannot share a CPU without a barrier waiting on it), the
-// others in admission order.
+// Pass 1 of a group: keep current CPUs, lowest positions first, up to the new count and the sharing cap. The
+// running jobs keep theirs before the jobs that resume (PlaceRequest::resuming); within each, a job of more
+// threads per CPU first (a fixed team: it cannot share a CPU without a barrier waiting on it), the others in
+// admission order.
 void keep_current(const std::vector<std::size_t>& group, const std::vector<PlaceRequest>& requests,
                   const std::vector<int>& pos_of_cpu, const std::vector<int>& weights, const Restrictions& r,
                   Slots& s, std::vector<std::vector<int>>& kept) {
   std::vector<std::size_t> keeping = group;
-  std::stable_sort(keeping.begin(), keeping.end(),
-                   [&](std::size_t a, std::size_t b) { return weights[a] > weights[b]; });
+  std::stable_sort(keeping.begin(), keeping.end(), [&](std::size_t a, std::size_t b) {
+    if (requests[a].resuming != requests[b].resuming) return !requests[a].resuming;
+    return weights[a] > weights[b];
+  });
   for (std::size_t i : keeping) {
     const CpuSet& current = requests[i].current;
     for (int c = current.first(); c >= 0; c = current.next(c)) {

@@ -1,7 +1,7 @@
 // Placement: which CPUs, once the policy has said how many. Pure: topology order in, CPU sets out.
 //
 // Goals, in order: (1) a job keeps the CPUs it has (stability across quanta: caches, memory affinity, the
-// "selective scheduling" of the DSS paper §3.1); (2) a job's CPUs are compact in topology order; (3) when
+// "selective scheduling" of the DSS paper §3.1), a running job before one that resumes; (2) a job's CPUs are compact in topology order; (3) when
 // the policy oversubscribes (more CPUs granted than exist: more jobs than CPUs), sharing is spread evenly by
 // threads — no CPU carries more than ceil(total / cpus) threads, where a job puts one thread on each of its
 // CPUs unless its team is fixed larger than them (PlaceRequest::threads).
@@ -23,6 +23,10 @@ struct PlaceRequest {
   // The threads of a team the job fixed itself when it has more than `count` (GROMACS' -ntomp,
   // omp_set_num_threads): ceil(threads / count) of them run on each of its CPUs. 0: one per CPU.
   int threads = 0;
+  // `current` is where the job ran before it was stopped, not CPUs it holds now (a time-sharing policy resumes
+  // it). Such a job keeps what of `current` the running jobs leave: taking a running job's CPUs would move that
+  // job, and a stopped job's cache there is cold by now anyway.
+  bool resuming = false;
 };
 
 // Co-scheduled groups (policy::Decision::co_schedule: SMT symbiosis). A group of jobs shares cores: with SMT

@@ -4,6 +4,8 @@
 - Four NPB kernels each asking for 2 CPUs on 2 CPUs under `gang`: one row (one job) runs per quantum;
   status shows the run states alternating; the kernel confirms that the stopped jobs' threads are held
   (the freezer's own report, or state T for signals); every kernel finishes and verifies.
+- Three jobs of one CPU under `sw-dss` on 2 CPUs: a job that runs on while another resumes keeps its CPU
+  (decision log, status, /proc masks).
 - Three jobs under `vtq-dss` on 2 CPUs: each runs and each waits; jobs running at once hold disjoint CPU
   sets; the decision log's reasons are vtq-dss's and agree with what it logged.
 - The RM killed with SIGKILL while a job is stopped: the guard thaws or continues it, and /proc shows it
@@ -19,8 +21,8 @@ import subprocess
 import time
 import unittest
 
-from harness import (OUTSIDE_LOAD_SHARE, OutsideLoad, RmTestCase, measure_in_bounds, per_thread, process_state,
-                     program, v1_cgroup, wait_for)
+from harness import (OUTSIDE_LOAD_SHARE, OutsideLoad, RmTestCase, cpus_allowed, measure_in_bounds, per_thread,
+                     process_state, program, v1_cgroup, wait_for)
 
 KERNELS = [("npb-cg-clang", "A"), ("npb-cg-gcc", "A"), ("npb-mg-clang", "A"), ("npb-is-clang", "A")]
 
@@ -168,6 +170,53 @@ class VtqDssOnTwoCpus(RmTestCase):
                     self.assertEqual(e["run"], "stopped", e)
         self.assertGreater(explained, 0, "no allocation ever changed")
         self.assertGreater(silent, 0, "a reason for every job in every decision, changed or not")
+
+
+class SlidingWindowOnTwoCpus(RmTestCase):
+    def test_a_job_that_stays_running_keeps_its_cpu_while_another_resumes(self):
+        # Three jobs of one CPU under sw-dss on 2 CPUs: the window of two slides by one job each quantum, so a
+        # job runs two quanta in a row and, at the second, a stopped job resumes beside it, on the CPU the job
+        # that left frees. The job that stays keeps its CPU: placement serves the running jobs first
+        # (docs/policies.md, "Selective scheduling"). Before 2026-12-07 an older job resuming took back its old
+        # CPU from the job running there, which moved at every turn. Checked in the decision log (every
+        # decision, as applied) and in status polled as the jobs run, with the masks read from /proc.
+        rm = self.start_rm(cpus="0-1", policy="sw-dss")
+        work = ["--serial-fraction", "0", "--iterations", "100000", "--work-ms", "30", "--quiet"]
+        jobs = [self.start_job([program("amdahl-clang")] + work, rm, request=1) for _ in range(3)]
+        wait_for(lambda: len(rm.status()["jobs"]) == 3, what="three jobs admitted")
+        last = {}
+        stayed = resumed = 0
+        deadline = time.monotonic() + 4
+        while time.monotonic() < deadline:
+            for j in rm.status()["jobs"]:
+                now = (j["run_state"], j["stops"], j["allocated"], frozenset(cpus_of(j["cpus"])))
+                before = last.get(j["pid"])
+                last[j["pid"]] = now
+                if before is None or now[0] != "running" or before[0] != "running":
+                    continue
+                if before[1:3] == now[1:3]:  # running all along, with the same count
+                    self.assertEqual(before[3], now[3], f"job {j['pid']} moved while it ran: {j}")
+                    masks = set(map(frozenset, cpus_allowed(j["pid"]).values()))
+                    # Published before the status changes; a stop between the two reads leaves its old mask.
+                    self.assertTrue(all(m == now[3] for m in masks) or rm.job(j["pid"])["stops"] != now[1],
+                                    f"job {j['pid']} runs on {masks}, status says {sorted(now[3])}")
+            time.sleep(0.02)
+        for j in jobs:
+            j.kill()
+        previous = {}
+        for d in rm.decisions():
+            for e in d["jobs"]:
+                before = previous.get(e["id"])
+                previous[e["id"]] = e
+                if before is None or e["run"] != "running":
+                    continue
+                if before["run"] == "stopped":
+                    resumed += 1
+                elif before["allocated"] == e["allocated"]:
+                    stayed += 1
+                    self.assertEqual(before["cpus"], e["cpus"], f"job {e['id']} moved while it ran: {d}")
+        self.assertGreater(resumed, 2, "no job resumed: the window did not slide")
+        self.assertGreater(stayed, 2, "no job ran two decisions in a row")
 
 
 class GangOnTwoCpus(RmTestCase):

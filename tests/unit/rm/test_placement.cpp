@@ -37,6 +37,21 @@ TEST(Placement, StableAcrossReallocationsOfOthers) {
   EXPECT_EQ(s(out[3]), "2-3,6-7");
 }
 
+TEST(Placement, AJobThatResumesDoesNotTakeTheCpusOfAJobRunningThere) {
+  // Job 1 (admitted first) ran on 0-1 and was stopped; job 2 took 0-1 and runs there. Job 1 resumes with 2
+  // CPUs of 4: job 2 keeps 0-1 and job 1 takes the free 2-3. Taking its old CPUs back would move job 2, whose
+  // count did not change (a migration every quantum under a sliding window).
+  PlaceRequest resumed{1, 2, CpuSet::range(0, 1), {}};
+  resumed.resuming = true;
+  auto out = place(range(4), {resumed, {2, 2, CpuSet::range(0, 1), {}}});
+  EXPECT_EQ(s(out[2]), "0-1");
+  EXPECT_EQ(s(out[1]), "2-3");
+  // What of its old CPUs nobody runs on, it gets back: 1 is job 2's now, 0 is free.
+  auto mixed = place(range(4), {resumed, {2, 2, CpuSet::range(1, 2), {}}});
+  EXPECT_EQ(s(mixed[2]), "1-2");
+  EXPECT_EQ(s(mixed[1]), "0,3");
+}
+
 TEST(Placement, GrowsNextToWhatItHas) {
   auto out = place(range(8), {{1, 3, CpuSet::of({5}), {}}, {2, 1, CpuSet::of({0}), {}}});
   EXPECT_EQ(s(out[2]), "0");
