@@ -1,10 +1,10 @@
 // Placement: which CPUs, once the policy has said how many. Pure: topology order in, CPU sets out.
 //
 // Goals, in order: (1) a job keeps the CPUs it has (stability across quanta: caches, memory affinity, the
-// "selective scheduling" of the DSS paper §3.1), a running job before one that resumes; (2) a job's CPUs are compact in topology order; (3) when
-// the policy oversubscribes (more CPUs granted than exist: more jobs than CPUs), sharing is spread evenly by
-// threads — no CPU carries more than ceil(total / cpus) threads, where a job puts one thread on each of its
-// CPUs unless its team is fixed larger than them (PlaceRequest::threads).
+// "selective scheduling" of the DSS paper §3.1), a running job before one that resumes; (2) a job's CPUs are
+// compact in topology order; (3) when the policy oversubscribes (more CPUs granted than exist: more jobs than
+// CPUs), sharing is spread evenly by threads — no CPU carries more than ceil(total / cpus) threads, where a
+// job puts one thread on each of its CPUs unless its team is fixed larger than them (PlaceRequest::threads).
 #pragma once
 
 #include <map>
