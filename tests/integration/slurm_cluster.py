@@ -107,6 +107,12 @@ class SlurmCluster:
             "JobCompType=jobcomp/filetxt", f"JobCompLoc={self.jobcomp}",
             "AccountingStorageType=accounting_storage/none", "JobAcctGatherType=jobacct_gather/none",
             "MpiDefault=none", "ReturnToService=2", "KillWait=2", "MinJobAge=600",
+            # A loaded machine (the ASan half of CI) can take more than the default 10 s to launch a batch job:
+            # slurmctld then takes it for missing ("not found BatchStartTime after startup, Requeuing job")
+            # and starts its script a second time. A CI run saw that, we think: a job's probe registered,
+            # vanished, and started over 20 s later. slurm.conf(5) advises a larger BatchStartTimeout for a
+            # slow Prolog or slurmd; MessageTimeout likewise for slow RPCs.
+            "BatchStartTimeout=120", "MessageTimeout=60",
             f"PlugStackConfig={plugstack}",
         ]
         if prolog:

@@ -167,8 +167,9 @@ class CoschedJobs(SlurmTestCase):
         shown = {int(line.split()[column]) for line in table[at + 1:] if line.split()[:1] != []}
         # On a failure, say what became of each job (a job that left would have its reason in its files).
         self.assertEqual(shown, {a, b}, "\n".join(table) + "".join(
-            f"\nSlurm job {job}: {self.cluster.state(job)}; output: {self.read(out)[-800:]!r}; errors: "
-            f"{self.read(err)[-800:]!r}" for job, out, err in ((a, a_out, a_err), (b, b_out, b_err))))
+            f"\nSlurm job {job}: {self.cluster.state(job)}, restarts {self.cluster.job(job).get('Restarts')}; "
+            f"output: {self.read(out)[-800:]!r}; errors: {self.read(err)[-800:]!r}"
+            for job, out, err in ((a, a_out, a_err), (b, b_out, b_err))) + "\n" + self.cluster.logs())
         # Inside the programs: one thread each, on the CPU status names (from the second iteration after the
         # grant: the one under way when it came may have begun with the old team).
         seen = {job: len(probe_lines(self.read(out))) for job, out in ((a, a_out), (b, b_out))}
