@@ -39,7 +39,7 @@ constexpr std::size_t kHashedPrefix = 64;  // our choice: past the policy keys o
 }  // namespace
 
 bool Simulator::cpu_sets_in_key() const {
-  return cpus_shared_ || (config_.place_cpus && recorder_.keeps_segments());
+  return cpus_shared_ || records_cpu_lists();
 }
 
 bool Simulator::rotation_key(RotationMark& m) const {

@@ -177,9 +177,8 @@ bool Simulator::apply(const policy::Decision& d, const rm::Settled& s) {
     c.allocation = c.processes.front().allocation = a.count;
     c.cpus = c.processes.front().cpus = a.cpus;
     c.processes.front().runnable = a.running;
-    const bool lists = config_.place_cpus && recorder_.keeps_segments();
     recorder_.allocation(slot.index, now_, v.runnable ? v.allocation : 0,
-                         lists ? slot.cpus.to_vector() : std::vector<int>{});
+                         records_cpu_lists() ? slot.cpus.to_vector() : std::vector<int>{});
     // The job itself hears of it at the end of this instant (flush_job_updates), net of any later change at
     // the same time: a program reads its allocation at its next parallel region, not between two decisions.
     if (!slot.update_pending) {

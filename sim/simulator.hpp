@@ -180,6 +180,8 @@ class Simulator {
   // The mark's key, and each job's work done and recorded CPUs; false: the policy has no key.
   bool rotation_key(RotationMark& m) const;
   [[nodiscard]] bool cpu_sets_in_key() const;  // whether anything reads the jobs' CPU sets (fast_forward.cpp)
+  // Whether the recorder writes each segment's CPU list (allocation.csv, the traces).
+  [[nodiscard]] bool records_cpu_lists() const { return config_.place_cpus && recorder_.keeps_segments(); }
 
   // sim_rm.cpp: the resource manager's side (the snapshot, the decision core's calls and its actions, reports)
   void follow_sharing();
