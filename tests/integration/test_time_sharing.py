@@ -122,16 +122,22 @@ def cpus_of(cpus):
     return out
 
 
+def three_amdahl_jobs(case, policy, request):
+    """An RM on CPUs 0-1 under `policy` and three long amdahl jobs asking for `request` CPUs each, admitted."""
+    rm = case.start_rm(cpus="0-1", policy=policy)
+    work = ["--serial-fraction", "0", "--iterations", "100000", "--work-ms", "30", "--quiet"]
+    jobs = [case.start_job([program("amdahl-clang")] + work, rm, request=request) for _ in range(3)]
+    wait_for(lambda: len(rm.status()["jobs"]) == 3, what="three jobs admitted")
+    return rm, jobs
+
+
 class VtqDssOnTwoCpus(RmTestCase):
     def test_three_jobs_take_quanta_on_disjoint_cpus_and_each_change_says_why(self):
         # Three jobs asking for 2 CPUs each under vtq-dss on 2 CPUs: the gang of a step runs on the CPUs DSS
         # gives it, the others are stopped. The CPU sets of the jobs running at once never overlap (placement
         # in the real daemon). The decision log's reasons are vtq-dss's and agree with the allocation logged, and
         # jobs left as they were carry none (the policy formats a reason only for a change).
-        rm = self.start_rm(cpus="0-1", policy="vtq-dss")
-        work = ["--serial-fraction", "0", "--iterations", "100000", "--work-ms", "30", "--quiet"]
-        jobs = [self.start_job([program("amdahl-clang")] + work, rm, request=2) for _ in range(3)]
-        wait_for(lambda: len(rm.status()["jobs"]) == 3, what="three jobs admitted")
+        rm, jobs = three_amdahl_jobs(self, "vtq-dss", request=2)
         seen = {"running": set(), "stopped": set()}
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
@@ -180,10 +186,7 @@ class SlidingWindowOnTwoCpus(RmTestCase):
         # (docs/policies.md, "Selective scheduling"). Before 2026-12-07 an older job resuming took back its old
         # CPU from the job running there, which moved at every turn. Checked in the decision log (every
         # decision, as applied) and in status polled as the jobs run, with the masks read from /proc.
-        rm = self.start_rm(cpus="0-1", policy="sw-dss")
-        work = ["--serial-fraction", "0", "--iterations", "100000", "--work-ms", "30", "--quiet"]
-        jobs = [self.start_job([program("amdahl-clang")] + work, rm, request=1) for _ in range(3)]
-        wait_for(lambda: len(rm.status()["jobs"]) == 3, what="three jobs admitted")
+        rm, jobs = three_amdahl_jobs(self, "sw-dss", request=1)
         last = {}
         stayed = resumed = 0
         deadline = time.monotonic() + 4
