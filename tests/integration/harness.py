@@ -398,7 +398,11 @@ class ResourceManager:
             found = wait_for(reported, timeout=timeout, interval=0.1, what=what)
         except AssertionError as e:
             share, _, why = withheld()
-            raise AssertionError(f"{e}; other processes used {share:.0%} of the CPUs; the job: {why}") from e
+            # Ours too (the RM, the jobs, this process): a job's threads also wait for those, which the
+            # outside share does not count. And the job's whole status, and the RM's last words.
+            raise AssertionError(f"{e}; other processes used {share:.0%} of the CPUs, ours {meter.own_share():.0%}; "
+                                 f"the job: {why}; its last status: {last}; the RM's messages (end): "
+                                 f"{self.messages_text()[-1500:]}") from e
         return None if found == "withheld" else found
 
     def decisions(self):
@@ -527,13 +531,22 @@ class OutsideLoad:
             self.own_start.setdefault(pid, 0.0 if started_s >= self.start_boot_s else cpu_s)
             self.own_last[pid] = cpu_s
 
+    def _own_seconds(self):
+        """CPU time of the processes sample() named, and of this one, since the meter started."""
+        own = sum(self.own_last[p] - self.own_start[p] for p in self.own_last)
+        return own + sum(os.times()[:2]) - self.start_self
+
+    def _capacity_seconds(self):
+        return max(time.monotonic() - self.start_s, 1e-3) * len(self.cpus)
+
+    def own_share(self):
+        """Our processes' CPU time ÷ (elapsed time × CPUs) since the meter started."""
+        return self._own_seconds() / self._capacity_seconds()
+
     def share(self):
         """Outside CPU time ÷ (elapsed time × CPUs) since the meter started."""
-        elapsed = time.monotonic() - self.start_s
-        own = sum(self.own_last[p] - self.own_start[p] for p in self.own_last)
-        own += sum(os.times()[:2]) - self.start_self
-        outside = busy_seconds(self.cpus) - self.start_busy - own
-        return max(0.0, outside) / (max(elapsed, 1e-3) * len(self.cpus))
+        outside = busy_seconds(self.cpus) - self.start_busy - self._own_seconds()
+        return max(0.0, outside) / self._capacity_seconds()
 
 
 class RmTestCase(unittest.TestCase):
