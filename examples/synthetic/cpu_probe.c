@@ -5,6 +5,9 @@
  * gave it: "iter 3 team 1 cpus 0" per iteration, then "verified" when the parallel sums equal the serial
  * one (integer arithmetic: exact for any team size), else "FAILED" and exit status 1.
  *
+ * --stop-file PATH ends the loop after the iteration during which PATH appeared: a test that has seen what it
+ * needs ends a long run early, and still gets "verified" (the check covers the iterations that ran).
+ *
  * --blocktime adds a line per iteration, "blocktime iter 3 team 2 allowed 1 ms 0": libomp's blocktime as the
  * region's master reads it inside the region (kmp_get_blocktime, found at run time; -1 on a runtime without
  * it) and how many CPUs the master may run on there (tests/integration/test_oversubscribed_yield.py).
@@ -17,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 static double now_s(void) {
   struct timespec ts;
@@ -31,12 +35,14 @@ int main(int argc, char** argv) {
   int iterations = 20;
   double work_ms = 100;
   int show_blocktime = 0;
+  const char* stop_file = NULL;
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--blocktime") == 0) show_blocktime = 1;
+    else if (strcmp(argv[i], "--stop-file") == 0 && i + 1 < argc) stop_file = argv[++i];
     else if (strcmp(argv[i], "--iterations") == 0 && i + 1 < argc) iterations = atoi(argv[++i]);
     else if (strcmp(argv[i], "--work-ms") == 0 && i + 1 < argc) work_ms = atof(argv[++i]);
     else {
-      fprintf(stderr, "usage: cpu_probe [--iterations N] [--work-ms W] [--blocktime]\n");
+      fprintf(stderr, "usage: cpu_probe [--iterations N] [--work-ms W] [--blocktime] [--stop-file PATH]\n");
       return 2;
     }
   }
@@ -93,6 +99,10 @@ int main(int argc, char** argv) {
     printf("\n");
     if (show_blocktime) printf("blocktime iter %d team %d allowed %d ms %d\n", it, team, allowed, blocktime);
     fflush(stdout);
+    if (stop_file != NULL && access(stop_file, F_OK) == 0) {
+      iterations = it + 1;  /* the serial check below covers the iterations that ran */
+      printf("stopped after %d iterations: %s exists\n", iterations, stop_file);
+    }
   }
   unsigned long long serial_total = 0;
   for (int it = 0; it < iterations; ++it) {

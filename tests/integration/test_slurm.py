@@ -118,7 +118,14 @@ class SlurmTestCase(RmTestCase):
                 f"sleep 0.1; i=$((i + 1)); done; ")
 
     def probe(self, iterations=30, work_ms=100):
-        return f"{program('cpu_probe-clang')} --iterations {iterations} --work-ms {work_ms}"
+        """cpu_probe, which ends early (still checking its result) once the test calls stop_probes()."""
+        return (f"{program('cpu_probe-clang')} --iterations {iterations} --work-ms {work_ms} "
+                f"--stop-file {os.path.join(self.out, 'stop')}")
+
+    def stop_probes(self):
+        """The probes end after their current iteration: a test that saw what it needs ends their long runs
+        (each run's serial check is as long again) rather than wait for them."""
+        open(os.path.join(self.out, "stop"), "w").close()
 
 
 def probe_lines(text):
@@ -185,6 +192,7 @@ class CoschedJobs(SlurmTestCase):
         both = [probe_lines(self.read(out))[seen[job] + 1:seen[job] + 3] for job, out in ((a, a_out), (b, b_out))]
         self.assertTrue(all(t == 1 for lines in both for t, _ in lines), both)
         self.assertNotEqual(both[0][0][1], both[1][0][1], f"both jobs ran on {both[0][0][1]}")
+        self.stop_probes()
         self.cluster.wait_state(a, ("COMPLETED",), timeout=120)
         self.cluster.wait_state(b, ("COMPLETED",), timeout=120)
         for out in (a_out, b_out):
@@ -217,7 +225,8 @@ class CoschedJobs(SlurmTestCase):
         gcc_probe = program("cpu_probe-gcc")
         # The two meet before their probes start, as in the case above (a loaded run started them far apart).
         script = (f"/usr/bin/python3 -c 'print(6 * 7)'; " + self.rendezvous("gcc", "other") +
-                  f"{gcc_probe} --iterations 120 --work-ms 100 && {gcc_probe} --iterations 3 --work-ms 50")
+                  f"{gcc_probe} --iterations 120 --work-ms 100 --stop-file {os.path.join(self.out, 'stop')} && "
+                  f"{gcc_probe} --iterations 3 --work-ms 50")
         a, a_out, a_err = self.submit("gcc", script, "--cosched", "-c2")
         b, _, _ = self.submit("other", self.rendezvous("other", "gcc") + self.probe(iterations=120), "--cosched",
                               "-c2")
@@ -244,6 +253,7 @@ class CoschedJobs(SlurmTestCase):
         if now is not None and now["allocated"] == 1 and allowed:  # the other job and this program still run
             self.assertEqual(set(allowed.values()), {frozenset(gcc["cpus"])})
             self.assertEqual(set(probe_lines(self.read(a_out))[seen + 2][1]), set(gcc["cpus"]))
+        self.stop_probes()
         self.cluster.wait_state(a, ("COMPLETED", "FAILED"), timeout=120)
         self.assertEqual(self.cluster.state(a), "COMPLETED", self.read(a_err))
         out = self.read(a_out)
@@ -386,7 +396,8 @@ class NodeGate(SlurmTestCase):
         # With a build running beside the suite, Slurm took over 60 s to start two jobs, and a loaded repeat timed
         # out waiting to see the guard free them: the first could end before then. So the two meet before their
         # probes start, and 300 iterations (30 s of one CPU, 15 s on both once freed) outlast the checks; a job
-        # that ends first says so. 120 iterations did not, once, in a clean-clone CI run (2026-12-07).
+        # that ends first says so. 120 iterations did not, once, in a clean-clone CI run (2026-12-07). The
+        # checks done, stop_probes() ends them (a minute less than running them out).
         jobs = [self.submit(n, self.rendezvous(n, other) + self.probe(iterations=300, work_ms=100),
                             "--cosched=malleable", "-c2")[0] for n, other in (("a", "b"), ("b", "a"))]
         wait_for(lambda: set(self.slurm_jobs(rm)) == set(jobs), timeout=120, what="both jobs registered")
@@ -407,6 +418,7 @@ class NodeGate(SlurmTestCase):
         for job, pid in zip(jobs, pids):
             self.assertEqual(self.cluster.state(job), "RUNNING")
             self.assertNotEqual(process_state(pid), "T")
+        self.stop_probes()  # each still ends as a job does, its result checked
         for job in jobs:
             self.cluster.wait_state(job, ("COMPLETED", "FAILED"), timeout=120)
             self.assertEqual(self.cluster.job(job)["ExitCode"], "0:0")
