@@ -1,11 +1,15 @@
 // What the daemon knows of jobs that have not registered yet, a room of its own: the counts the queuing
 // system gives at may_start (Snapshot::queued, Snapshot::starting), and the Slurm jobs their prolog
-// announced (slurm_arrivals.cpp says why a "yes" is held back for them). Times are the RM's seconds.
+// announced (slurm_arrivals.cpp says why a "yes" is held back for them). Also the processes of released jobs
+// that still run (admission_released.cpp). Times are the RM's seconds.
 #pragma once
+
+#include <sys/types.h>
 
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 namespace cosched::rm {
 
@@ -24,7 +28,21 @@ class Admission {
   // starting it, else among the waiting ones (it starts a job on a yes). Until it asks again, one fewer.
   void registered();
   [[nodiscard]] int queued(double t) const { return fresh(t) ? queued_ : 0; }
-  [[nodiscard]] int starting(double t) const { return fresh(t) ? starting_ : 0; }
+  // Jobs being started: the queuing system's count, and the released processes that still run.
+  [[nodiscard]] int starting(double t) { return (fresh(t) ? starting_ : 0) + released_running(); }
+
+  // `cosched-ctl release` let process `pid` go native: its team and the full mask, outside every policy's
+  // count. Until it exits it counts as a job being started (one CPU at least, what Snapshot::starting
+  // means), so no policy admits another job onto the CPUs it still uses: a queuing system that asked may_start
+  // would otherwise start one there (qsubmit ran 3 jobs on 2 CPUs under equip so). Our choice.
+  void released(pid_t pid);
+  // How many of them still run; those that exited are forgotten here.
+  [[nodiscard]] int released_running();
+
+  Admission() = default;
+  Admission(const Admission&) = delete;
+  Admission& operator=(const Admission&) = delete;
+  ~Admission();
 
   // The prolog announced Slurm job `id` at `t`; it holds the answer until it registers or kExpectS passed.
   void expect(std::int64_t slurm_job_id, double t) { expected_[slurm_job_id] = t; }
@@ -38,6 +56,7 @@ class Admission {
   int starting_ = 0;
   double queued_at_ = -1;
   std::map<std::int64_t, double> expected_;  // Slurm job id → when its prolog announced it
+  std::vector<int> released_;  // a pidfd per released process that still ran when last looked at
 };
 
 }  // namespace cosched::rm

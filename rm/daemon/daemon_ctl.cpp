@@ -249,7 +249,10 @@ json Daemon::release_job(const Conn& c, policy::JobId id) {
   json pids = json::array();
   for (auto m : members) pids.push_back(jobs_.at(m).pid);
   COSCHED_INFO(ctl, "job {} released by uid {} (pid {})", id, c.uid, c.pid);
-  for (auto m : members) depart(m, "released by uid " + std::to_string(c.uid) + " (cosched-ctl release): native");
+  for (auto m : members) {
+    admission_.released(jobs_.at(m).pid);  // before it departs: the decision its departure makes counts it
+    depart(m, "released by uid " + std::to_string(c.uid) + " (cosched-ctl release): native");
+  }
   return {{"ok", true}, {"job", id}, {"pids", pids}};
 }
 

@@ -460,6 +460,42 @@ class ExistingRm(QsubmitTestCase):
             rm.remove_files()
 
 
+class ReleasedJobs(QsubmitTestCase):
+    def test_a_released_job_keeps_its_successor_waiting_until_it_exits(self):
+        # `cosched-ctl release` takes a job off the RM; its process runs on natively, its team on both CPUs.
+        # The RM counts it as a job being started (one CPU) until it exits (docs/usage.md), so equip, one job
+        # per CPU, does not admit job 3 beside the two long jobs. Before, the release made room at once: job 3
+        # started and 3 jobs ran on 2 CPUs.
+        with open(self.swf, "w") as f:
+            f.write("; MaxProcs: 2\n"
+                    "1 0 -1 3 2 -1 -1 2 -1 -1 1 -1 -1 1 -1 -1 -1 -1\n"
+                    "2 0 -1 3 2 -1 -1 2 -1 -1 1 -1 -1 1 -1 -1 -1 -1\n"
+                    "3 0 -1 1 2 -1 -1 2 -1 -1 1 -1 -1 2 -1 -1 -1 -1\n")
+        with open(os.path.join(self.dir, "catalog.yaml"), "w") as f:
+            f.write(CATALOG.format(long_iters=40, serial="0.0"))
+        rm = ResourceManager("--param", "jobs_per_cpu=1", cpus="0-1", policy="equip")
+        try:
+            out = os.path.join(self.dir, "out")
+            p = self.start("--out", out, "--socket", rm.socket, "--quiet")
+            two = wait_for(lambda: (lambda js: js if len(js) == 2 else None)(rm.status()["jobs"]), timeout=30,
+                           what="the two long jobs registered")
+            released = two[0]
+            rm.ctl("release", str(released["id"]))
+            self.assertFalse(rm.status()["may_start"], "a CPU was offered while the released job still runs")
+            _, stderr = p.communicate(timeout=120)
+            self.assertEqual(p.returncode, 0, stderr)
+            jobs = read_jobs(out)
+            # The released job holds one CPU, the other long job the other: job 3 starts once either ends.
+            self.assertGreaterEqual(jobs[3]["start"], min(jobs[1]["end"], jobs[2]["end"]) - 1e-3,
+                                    f"job 3 started while the released job and the other still ran: {jobs}")
+            with open(os.path.join(out, "ml.csv")) as f:
+                running = [int(row["running"]) for row in csv.DictReader(f)]
+            self.assertEqual(max(running), 2, running)
+        finally:
+            rm.stop()
+            rm.remove_files()
+
+
 class UnmanagedJobs(QsubmitTestCase):
     def test_jobs_that_ran_without_the_rm_are_counted(self):
         # Jobs that fell out of the RM's control (a registration lost under load) used to go unnoticed.

@@ -1,6 +1,9 @@
 // The daemon's Admission room (rm/daemon/admission.hpp): the queuing system's counts and how long they
 // count, a registration taken off them, and an announced Slurm job holding the policy's yes back.
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "rm/daemon/admission.hpp"
 
@@ -34,6 +37,28 @@ TEST(Admission, ARegistrationIsOneFewerStartingThenOneFewerWaiting) {
   a.registered();
   a.registered();  // more registrations than counted: never below zero
   EXPECT_EQ(a.queued(0), 0);
+}
+
+TEST(Admission, AReleasedProcessCountsAsStartingUntilItExits) {
+  Admission a;
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ::pause();
+    ::_exit(0);
+  }
+  a.released(child);
+  a.released(child);  // released twice (two ranks of one pid never happen, but nothing breaks): counted twice
+  a.heard(0, 1, 16, 0.0);
+  EXPECT_EQ(a.released_running(), 2);
+  EXPECT_EQ(a.starting(0), 3);
+  EXPECT_EQ(a.starting(10), 2);  // the queuing system's count went stale; the released process still runs
+  ::kill(child, SIGKILL);
+  ::waitpid(child, nullptr, 0);
+  EXPECT_EQ(a.released_running(), 0);
+  EXPECT_EQ(a.starting(10), 0);
+  a.released(child);  // already gone: nothing to count
+  EXPECT_EQ(a.released_running(), 0);
 }
 
 TEST(Admission, AnAnnouncedSlurmJobHoldsTheYesUntilItRegistersOrFiveSecondsPass) {
