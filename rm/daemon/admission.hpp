@@ -4,8 +4,6 @@
 // that still run (admission_released.cpp). Times are the RM's seconds.
 #pragma once
 
-#include <sys/types.h>
-
 #include <cstdint>
 #include <map>
 #include <string>
@@ -31,11 +29,12 @@ class Admission {
   // Jobs being started: the queuing system's count, and the released processes that still run.
   [[nodiscard]] int starting(double t) { return (fresh(t) ? starting_ : 0) + released_running(); }
 
-  // `cosched-ctl release` let process `pid` go native: its team and the full mask, outside every policy's
-  // count. Until it exits it counts as a job being started (one CPU at least, what Snapshot::starting
-  // means), so no policy admits another job onto the CPUs it still uses: a queuing system that asked may_start
-  // would otherwise start one there (qsubmit ran 3 jobs on 2 CPUs under equip so). Our choice.
-  void released(pid_t pid);
+  // `cosched-ctl release` let a process go native: its team and the full mask, outside every policy's count.
+  // Until it exits it counts as a job being started (one CPU at least, what Snapshot::starting means), so no
+  // policy admits another job onto the CPUs it still uses: a queuing system that asked may_start would
+  // otherwise start one there (qsubmit ran 3 jobs on 2 CPUs under equip so). Our choice. `pidfd` is the
+  // process's, which this takes over (a negative one counts nothing: a kernel without pidfds).
+  void released(int pidfd);
   // How many of them still run; those that exited are forgotten here.
   [[nodiscard]] int released_running();
 

@@ -4,11 +4,8 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 
 #include "admission.hpp"
-#include "pidfd.hpp"
-#include "cosched/log.hpp"
 
 namespace cosched::rm {
 
@@ -16,14 +13,8 @@ Admission::~Admission() {
   for (int fd : released_) ::close(fd);
 }
 
-void Admission::released(pid_t pid) {
-  const int fd = open_pidfd(pid);
-  if (fd < 0) {
-    // Already gone (ESRCH), or a kernel without pidfds: nothing runs that we could count.
-    COSCHED_DEBUG(rm, "released pid {}: no pidfd ({}); not counted at admission", pid, errno);
-    return;
-  }
-  released_.push_back(fd);
+void Admission::released(int pidfd) {
+  if (pidfd >= 0) released_.push_back(pidfd);
 }
 
 int Admission::released_running() {

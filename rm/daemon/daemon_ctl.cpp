@@ -1,5 +1,6 @@
 // Control requests (cosched-ctl, qsubmit): JSON in, JSON out, one request per connection. A malformed
 // request gets {"ok": false, "error": "..."} naming the field, and the RM carries on.
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -250,7 +251,9 @@ json Daemon::release_job(const Conn& c, policy::JobId id) {
   for (auto m : members) pids.push_back(jobs_.at(m).pid);
   COSCHED_INFO(ctl, "job {} released by uid {} (pid {})", id, c.uid, c.pid);
   for (auto m : members) {
-    admission_.released(jobs_.at(m).pid);  // before it departs: the decision its departure makes counts it
+    // Its own pidfd, duplicated before departure closes it: the decision the departure makes counts it.
+    const int pidfd = jobs_.at(m).pidfd;
+    admission_.released(pidfd >= 0 ? ::fcntl(pidfd, F_DUPFD_CLOEXEC, 0) : -1);
     depart(m, "released by uid " + std::to_string(c.uid) + " (cosched-ctl release): native");
   }
   return {{"ok", true}, {"job", id}, {"pids", pids}};

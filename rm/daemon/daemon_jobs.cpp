@@ -1,5 +1,6 @@
 // Jobs: admission, departure, performance reports, and the decide → place → enforce → publish cycle.
 #include <sys/epoll.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,7 +15,6 @@
 #include "rm/placement/rank_split.hpp"
 #include "rm/slurm/slurm_confinement.hpp"
 #include "narrowing.hpp"
-#include "pidfd.hpp"
 #include "register_body.hpp"
 #include "time_sharing.hpp"
 #include "rm/decision/core_trace.hpp"
@@ -24,6 +24,8 @@ namespace cosched::rm {
 namespace {
 
 constexpr std::size_t kDepartedKept = 256;
+
+int pidfd_open(pid_t pid) { return static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)); }
 
 }  // namespace
 
@@ -85,7 +87,7 @@ void Daemon::admit(Conn& c, RegisterRequest body, const std::string& key, int ra
   j.baseline_check = baseline_.wanted(*policy_);
   j.arena->set_baseline_wanted(j.baseline_check);
   j.arena->set_baseline_waits(baseline_.waits());
-  j.pidfd = open_pidfd(j.pid);
+  j.pidfd = pidfd_open(j.pid);
   if (auto st = enforcer_->attach(j); !st) {
     COSCHED_WARN(enforce, "job {}: cannot confine it ({}); it is scheduled by team size only", j.id, st.error().message);
   }

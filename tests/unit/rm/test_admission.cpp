@@ -2,6 +2,7 @@
 // count, a registration taken off them, and an announced Slurm job holding the policy's yes back.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -47,8 +48,10 @@ TEST(Admission, AReleasedProcessCountsAsStartingUntilItExits) {
     ::pause();
     ::_exit(0);
   }
-  a.released(child);
-  a.released(child);  // released twice (two ranks of one pid never happen, but nothing breaks): counted twice
+  auto pidfd = [&] { return static_cast<int>(::syscall(SYS_pidfd_open, child, 0)); };
+  a.released(pidfd());
+  a.released(pidfd());  // two processes' worth (an MPI job's ranks count one each): counted twice
+  a.released(-1);       // no pidfd (a kernel without them): nothing counted
   a.heard(0, 1, 16, 0.0);
   EXPECT_EQ(a.released_running(), 2);
   EXPECT_EQ(a.starting(0), 3);
@@ -57,7 +60,7 @@ TEST(Admission, AReleasedProcessCountsAsStartingUntilItExits) {
   ::waitpid(child, nullptr, 0);
   EXPECT_EQ(a.released_running(), 0);
   EXPECT_EQ(a.starting(10), 0);
-  a.released(child);  // already gone: nothing to count
+  a.released(pidfd());  // already reaped: no pidfd, nothing to count
   EXPECT_EQ(a.released_running(), 0);
 }
 
